@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+// Vitrine: a signage and kiosk playback appliance for Linux (FFmpeg → DRM/KMS, ALSA).
+import PackageDescription
+
+let package = Package(
+    name: "Vitrine",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "vitrine", targets: ["vitrine"]),
+    ],
+    targets: [
+        // Thin C modules: system libraries reached through pkg-config, plus header-only shims
+        // for the macros Swift cannot import.
+        .systemLibrary(name: "CAVUtil", pkgConfig: "libavutil", providers: [.apt(["libavutil-dev"])]),
+        .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        .systemLibrary(name: "CSwScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
+        .systemLibrary(name: "CSwResample", pkgConfig: "libswresample", providers: [.apt(["libswresample-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+
+        // Swift bindings: the only modules that touch C.
+        .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
+        .target(name: "KMS", dependencies: ["CDRM"]),
+        .target(name: "PCM", dependencies: ["CALSA"]),
+        .target(name: "Canvas", dependencies: ["CCairo"]),
+
+        // Pure Swift: manifest, validation, geometry and clock maths.
+        .target(name: "VitrineCore"),
+
+        // The engine: player, compositor, outputs, run loop.
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas"]),
+
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
+
+        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        .testTarget(name: "PCMTests", dependencies: ["PCM"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
+    ]
+)

@@ -1,0 +1,178 @@
+// The catalog manifest, v1: the model that `ManifestParser` builds and the player reads.
+// Format: `config/manifest.schema.json`; prose: README "Manifest".
+
+/// A validated catalog manifest (`manifest.json`, schema `vitrine.manifest/1`).
+public struct Manifest: Sendable, Equatable {
+    /// The only schema string this version accepts.
+    public static let schemaV1 = "vitrine.manifest/1"
+
+    public var schema: String
+    /// Monotonic catalog version, an integer ≥ 0.
+    public var version: Int
+    public var title: String
+    public var display: DisplaySettings
+    public var audio: AudioSettings
+    /// Whether the playlist restarts after its last item. Default true.
+    public var loop: Bool
+    public var playlist: [PlaylistItem]
+
+    public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
+                display: DisplaySettings = .init(), audio: AudioSettings = .init(),
+                loop: Bool = true, playlist: [PlaylistItem] = []) {
+        self.schema = schema; self.version = version; self.title = title
+        self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
+    }
+}
+
+/// How the screen is driven and how pictures fill it.
+public struct DisplaySettings: Sendable, Equatable {
+    public var mode: DisplayModeRequest
+    /// Clockwise rotation of the picture on the panel, in degrees.
+    public var rotation: Rotation
+    public var fit: Fit
+    /// Colour of letterbox/pillarbox bars and of the empty screen.
+    public var background: RGBColor
+
+    public init(mode: DisplayModeRequest = .preferred, rotation: Rotation = .none,
+                fit: Fit = .contain, background: RGBColor = .black) {
+        self.mode = mode; self.rotation = rotation; self.fit = fit; self.background = background
+    }
+}
+
+/// `display.mode`: `"WxH@Hz"`, `"preferred"` or `"highest"`.
+public enum DisplayModeRequest: Sendable, Equatable, CustomStringConvertible {
+    /// The connector's PREFERRED mode, else the largest.
+    case preferred
+    /// The largest mode (by pixel count, then refresh rate).
+    case highest
+    /// An exact size, and refresh rate in Hz (matched to the nearest integer).
+    case exact(width: Int, height: Int, refresh: Int)
+
+    public var description: String {
+        switch self {
+        case .preferred: return "preferred"
+        case .highest: return "highest"
+        case let .exact(w, h, r): return "\(w)x\(h)@\(r)"
+        }
+    }
+
+    /// Parses `"WxH@Hz"`, `"preferred"` or `"highest"`; nil for anything else.
+    public init?(parsing text: String) {
+        switch text {
+        case "preferred": self = .preferred
+        case "highest": self = .highest
+        default:
+            let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, let hz = Int(parts[1]), hz > 0 else { return nil }
+            let wh = parts[0].split(separator: "x", omittingEmptySubsequences: false)
+            guard wh.count == 2, let w = Int(wh[0]), let h = Int(wh[1]), w > 0, h > 0 else { return nil }
+            self = .exact(width: w, height: h, refresh: hz)
+        }
+    }
+}
+
+/// Clockwise picture rotation in degrees: 0, 90, 180 or 270.
+public enum Rotation: Int, Sendable, Equatable, CaseIterable {
+    case none = 0, clockwise90 = 90, upsideDown = 180, clockwise270 = 270
+    /// Whether width and height swap between the panel and the logical canvas.
+    public var swapsAxes: Bool { self == .clockwise90 || self == .clockwise270 }
+}
+
+/// How a picture fills the screen.
+public enum Fit: String, Sendable, Equatable, CaseIterable {
+    /// Whole picture visible, aspect kept, bars in `background`.
+    case contain
+    /// Screen filled, aspect kept, picture cropped.
+    case cover
+    /// Screen filled, aspect ignored.
+    case stretch
+}
+
+/// An sRGB colour, 8 bits per channel (`#RRGGBB`).
+public struct RGBColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var red: UInt8, green: UInt8, blue: UInt8
+    public init(red: UInt8, green: UInt8, blue: UInt8) { self.red = red; self.green = green; self.blue = blue }
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+    /// Parses exactly `#RRGGBB` (hex digits, either case); nil otherwise.
+    public init?(hex: String) {
+        let u = Array(hex.utf8)
+        guard u.count == 7, u[0] == UInt8(ascii: "#") else { return nil }
+        func nib(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: return c - 48
+            case 65...70: return c - 55
+            case 97...102: return c - 87
+            default: return nil
+            }
+        }
+        var v: [UInt8] = []
+        for i in stride(from: 1, to: 7, by: 2) {
+            guard let hi = nib(u[i]), let lo = nib(u[i + 1]) else { return nil }
+            v.append(hi << 4 | lo)
+        }
+        self.init(red: v[0], green: v[1], blue: v[2])
+    }
+    /// The colour as a little-endian XRGB8888 / ARGB8888 pixel (alpha 0xFF): bytes B, G, R, A in memory.
+    public var xrgb8888: UInt32 { 0xFF00_0000 | UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue) }
+    public var description: String {
+        func h(_ b: UInt8) -> String { let s = String(b, radix: 16, uppercase: true); return s.count == 1 ? "0" + s : s }
+        return "#" + h(red) + h(green) + h(blue)
+    }
+}
+
+/// Audio output settings.
+public struct AudioSettings: Sendable, Equatable {
+    /// ALSA PCM name, as given to `snd_pcm_open` (default `"default"`).
+    public var device: String
+    /// Linear gain 0…1 applied to every sample (default 1).
+    public var volume: Double
+    public init(device: String = "default", volume: Double = 1.0) { self.device = device; self.volume = volume }
+}
+
+/// One entry of `playlist`.
+public struct PlaylistItem: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable { case video, image, audio }
+    /// Unique within the manifest.
+    public var id: String
+    public var type: Kind
+    /// Path relative to the catalog folder, as written in the manifest (`/`-separated).
+    public var src: String
+    /// Seconds to show the item. Required for images; for video and audio it caps playback.
+    public var duration: Double?
+    /// Expected file size in bytes (optional here; required on a USB stick).
+    public var size: Int?
+    /// Expected SHA-256 of the file, lowercase hex (optional here; required on a USB stick).
+    public var sha256: String?
+    public var cuePoints: [CuePoint]
+
+    public init(id: String, type: Kind, src: String, duration: Double? = nil, size: Int? = nil,
+                sha256: String? = nil, cuePoints: [CuePoint] = []) {
+        self.id = id; self.type = type; self.src = src; self.duration = duration
+        self.size = size; self.sha256 = sha256; self.cuePoints = cuePoints
+    }
+}
+
+/// A timed trigger inside an item.
+public struct CuePoint: Sendable, Equatable {
+    /// Seconds from the start of the item, ≥ 0.
+    public var time: Double
+    public var id: String
+    public var action: Action
+    public init(time: Double, id: String, action: Action) { self.time = time; self.id = id; self.action = action }
+}
+
+/// The action vocabulary shared by cue points, overlay buttons and the idle rule.
+public enum Action: Sendable, Equatable {
+    case log(message: String)
+    /// Play the item with this id, from `time` seconds (default 0).
+    case jump(item: String, time: Double?)
+    /// Seek within the current item, in seconds.
+    case seek(time: Double)
+    case pause
+    case resume
+    /// Output gain 0…1.
+    case setVolume(Double)
+    /// Present the overlay with this id.
+    case showOverlay(String)
+    case hideOverlays
+}
