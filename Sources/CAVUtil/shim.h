@@ -23,4 +23,10 @@ static inline int64_t vt_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational vt_time_base_q(void) { AVRational q = {1, AV_TIME_BASE}; return q; }
 /// av_err2str is a macro around a compound literal; this writes into a caller buffer instead.
 static inline void vt_strerror(int err, char *buf, size_t size) { av_strerror(err, buf, size); }
+/// Enumerators Swift does not import from these headers' enums.
+static inline enum AVPixelFormat vt_pix_fmt_bgra(void) { return AV_PIX_FMT_BGRA; }
+static inline enum AVPixelFormat vt_pix_fmt_yuv420p(void) { return AV_PIX_FMT_YUV420P; }
+static inline enum AVPixelFormat vt_pix_fmt_rgb24(void) { return AV_PIX_FMT_RGB24; }
+static inline enum AVSampleFormat vt_sample_fmt_s16(void) { return AV_SAMPLE_FMT_S16; }
+static inline int vt_channel_order_is_unspec(const AVChannelLayout *l) { return l->order == AV_CHANNEL_ORDER_UNSPEC; }
 #endif

@@ -56,12 +56,14 @@ public enum DisplayModeRequest: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Parses `"WxH@Hz"`, `"preferred"` or `"highest"`; nil for anything else.
+    /// Parses `"WxH@Hz"` (decimal digits only, each > 0), `"preferred"` or `"highest"`; nil for anything else.
     public init?(parsing text: String) {
         switch text {
         case "preferred": self = .preferred
         case "highest": self = .highest
         default:
+            guard text.utf8.allSatisfy({ (48...57).contains($0) || $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "@") })
+            else { return nil }
             let parts = text.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, let hz = Int(parts[1]), hz > 0 else { return nil }
             let wh = parts[0].split(separator: "x", omittingEmptySubsequences: false)
@@ -144,11 +146,13 @@ public struct PlaylistItem: Sendable, Equatable {
     /// Expected SHA-256 of the file, lowercase hex (optional here; required on a USB stick).
     public var sha256: String?
     public var cuePoints: [CuePoint]
+    /// How this item replaces the previous one; nil means the player's default (a cut).
+    public var transition: Transition?
 
     public init(id: String, type: Kind, src: String, duration: Double? = nil, size: Int? = nil,
-                sha256: String? = nil, cuePoints: [CuePoint] = []) {
+                sha256: String? = nil, cuePoints: [CuePoint] = [], transition: Transition? = nil) {
         self.id = id; self.type = type; self.src = src; self.duration = duration
-        self.size = size; self.sha256 = sha256; self.cuePoints = cuePoints
+        self.size = size; self.sha256 = sha256; self.cuePoints = cuePoints; self.transition = transition
     }
 }
 

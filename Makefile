@@ -1,0 +1,42 @@
+# Vitrine: the two commands a newcomer needs are `make demo` and `make test`.
+SWIFT ?= swift
+BIN_RELEASE := .build/release/vitrine
+DEMO_DIR := demo-out
+
+.PHONY: all setup build release demo test bench vm-test clean
+
+all: build
+
+setup:
+	@tools/setup
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+# Generates a demo catalog with the ffmpeg CLI, plays it headless for 20 s, and writes
+# demo-out/preview.mkv plus PNG snapshots.
+demo: release
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	@tools/make-demo-catalog $(DEMO_DIR)/catalog >/dev/null
+	$(BIN_RELEASE) validate $(DEMO_DIR)/catalog
+	$(BIN_RELEASE) run --catalog $(DEMO_DIR)/catalog --output headless --duration 20 \
+		--record $(DEMO_DIR)/preview.mkv --snapshot-at 1,6,10,14 --snapshot-dir $(DEMO_DIR)
+	@echo
+	@echo "demo catalog: $(DEMO_DIR)/catalog"
+	@echo "preview:      $(DEMO_DIR)/preview.mkv"
+	@echo "snapshots:    $$(ls $(DEMO_DIR)/*.png | tr '\n' ' ')"
+
+test: build
+	$(SWIFT) test
+
+bench: release
+	@tools/bench
+
+vm-test: release
+	@tools/vm-test
+
+clean:
+	rm -rf .build $(DEMO_DIR) bench-out

@@ -1,0 +1,471 @@
+// A full-screen output: connector, mode, CRTC, primary plane and a ring of dumb buffers,
+// presented with atomic commits (or legacy SetCrtc/PageFlip), one flip in flight.
+internal import CDRM
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// One display driven full screen from CPU-drawn XRGB8888 dumb buffers.
+///
+/// `Scanout` owns everything it creates. `deinit` restores the CRTC as it was found (or turns it
+/// off) and then frees the buffers, framebuffers and mode blob.
+///
+/// Use it from one thread, the presenter thread, and create it there. All page-flip events on
+/// the device's file descriptor must be read through `waitForPageFlip(timeout:)`.
+///
+/// A frame goes like this:
+/// ```swift
+/// scanout.withBackBuffer { pixels, stride in draw(into: pixels, stride: stride) }
+/// try scanout.present()
+/// // poll(scanout.fileDescriptor) in the run loop, then:
+/// if let flip = try scanout.waitForPageFlip(timeout: 0) { clock.vblank(at: flip.time) }
+/// ```
+public final class Scanout {
+    /// The device this output belongs to; kept open for as long as the output lives.
+    public let device: KMSDevice
+    /// The connector being driven.
+    public let connector: Connector
+    /// The mode it runs.
+    public let mode: Mode
+    /// Visible width in pixels.
+    public var width: Int { mode.width }
+    /// Visible height in pixels.
+    public var height: Int { mode.height }
+    /// Bytes per row of every buffer (at least `width * 4`, often padded).
+    public let stride: Int
+    /// Whether frames are presented with atomic commits (else legacy `drmModeSetCrtc`/`drmModePageFlip`).
+    public let usesAtomic: Bool
+    /// The buffers' pixel format: `.xrgb8888`, i.e. bytes B, G, R, X in memory (a native
+    /// little-endian `UInt32` reads `0xXXRRGGBB`).
+    public let pixelFormat: FourCC = .xrgb8888
+    /// The CRTC driving the connector.
+    public let crtcID: UInt32
+    /// The primary plane used for atomic commits; `nil` on the legacy path without universal planes.
+    public let primaryPlaneID: UInt32?
+    /// How many buffers are in the ring (3 or more).
+    public var bufferCount: Int { buffers.count }
+    /// The device's file descriptor: poll it for `POLLIN`, then call `waitForPageFlip(timeout: 0)`.
+    public var fileDescriptor: Int32 { device.fileDescriptor }
+    /// Whether a presented buffer has not reached the screen yet (its flip event is not read).
+    public var isFlipPending: Bool { pending != nil }
+    /// The last error `restore()` met, `nil` if it succeeded (or never ran).
+    public private(set) var restoreError: DRMError?
+
+    /// How long `present()` and `restore()` wait for a pending flip before giving up, in seconds.
+    static let flipTimeout = 1.0
+
+    private struct SavedCRTC {
+        var framebufferID: UInt32
+        var x: UInt32
+        var y: UInt32
+        var timing: Mode.Timing?
+    }
+
+    private struct AtomicObjects {
+        var crtc: CRTCProperties
+        var connector: ConnectorProperties
+        var plane: PlaneProperties
+    }
+
+    private var fd: Int32 { device.fd }
+    private let timing: Mode.Timing
+    private let saved: SavedCRTC
+    private let atomic: AtomicObjects?
+    private let buffers: [DumbBuffer]
+    private var modeBlobID: UInt32 = 0
+    /// The next `present()` must set the mode (first frame, or after `restore()`).
+    private var needsModeset = true
+    /// We changed the CRTC, so `restore()` has something to undo.
+    private var hasTakenOver = false
+    /// The buffer `withBackBuffer` hands out; never `front` nor `pending`.
+    private var back = 0
+    /// The buffer on screen, `nil` before the first frame.
+    private var front: Int?
+    /// The flip queued and not yet completed.
+    private var pending: PendingFlip?
+
+    /// Sets up full-screen output on one connector.
+    ///
+    /// Picks the connector (`connectorName`, else the first connected one), the mode
+    /// (`Mode.select`), a CRTC the connector's encoders allow (the one already driving it if
+    /// any, else one no other connector uses), and that CRTC's primary plane. Saves the CRTC's
+    /// current state for `restore()`. Creates `bufferCount` XRGB8888 dumb buffers, cleared to
+    /// black. Nothing on screen changes until the first `present()`.
+    ///
+    /// - Parameters:
+    ///   - device: an open card.
+    ///   - mode: which mode to use.
+    ///   - connectorName: e.g. `"HDMI-A-1"` or `"Virtual-1"`; `nil` for the first connected connector.
+    ///   - bufferCount: size of the buffer ring; values below 3 are raised to 3.
+    ///   - useAtomic: `false` forces the legacy path even when the device supports atomic.
+    /// - Throws: `DRMError` with `ENODEV` when no connector is connected (or the named one is
+    ///   not), `ENOENT` for an unknown connector name, `ENOTSUP` without dumb buffers,
+    ///   `ENOSPC` when no CRTC or primary plane fits; or the failing call's error
+    ///   (`drmModeGetResources`, `drmModeGetCrtc`, property look-ups, dumb buffer creation).
+    /// The corresponding C functions are `drmModeGetConnector`, `drmModeGetEncoder`,
+    /// `drmModeGetCrtc`, `drmModeGetPlane`, `drmModeObjectGetProperties` and
+    /// `drmIoctl(DRM_IOCTL_MODE_CREATE_DUMB)`.
+    public init(device: KMSDevice, mode request: ModeRequest, connectorName: String? = nil,
+                bufferCount: Int = 3, useAtomic: Bool = true) throws(DRMError) {
+        guard device.capabilities.dumbBuffer else {
+            throw DRMError(operation: "Scanout(\(device.path))", errno: ENOTSUP,
+                           detail: "driver \(device.driverName) has no dumb buffers")
+        }
+        let connectors = try device.connectors()
+        let connector = try Self.chooseConnector(connectorName, from: connectors)
+        guard let mode = Mode.select(request, from: connector.modes), let timing = mode.timing else {
+            throw DRMError(operation: "select mode on \(connector.name)", errno: ENODEV,
+                           detail: "the connector reports no modes")
+        }
+        let crtcIDs = try device.resources().crtcs
+        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors, device: device)
+
+        let fd = device.fd
+        let crtc = try DRMCall.pointer("drmModeGetCrtc(\(crtcID))") { drmModeGetCrtc(fd, crtcID) }
+        let saved = SavedCRTC(framebufferID: crtc.pointee.buffer_id, x: crtc.pointee.x, y: crtc.pointee.y,
+                              timing: crtc.pointee.mode_valid != 0 ? Mode.Timing(crtc.pointee.mode) : nil)
+        drmModeFreeCrtc(crtc)
+
+        var plane: Plane?
+        if device.capabilities.universalPlanes {
+            plane = try Self.choosePrimaryPlane(crtcID: crtcID, crtcIndex: crtcIndex, planes: device.planes())
+        }
+        var atomic: AtomicObjects?
+        if useAtomic && device.capabilities.atomic {
+            guard let plane else {
+                throw DRMError(operation: "find primary plane for CRTC \(crtcID)", errno: ENOSPC,
+                               detail: "no primary plane can be used with this CRTC")
+            }
+            atomic = AtomicObjects(
+                crtc: try CRTCProperties(device.properties(of: crtcID, type: .crtc)),
+                connector: try ConnectorProperties(device.properties(of: connector.id, type: .connector)),
+                plane: try PlaneProperties(device.properties(of: plane.id, type: .plane)))
+        }
+
+        var buffers: [DumbBuffer] = []
+        for _ in 0..<max(3, bufferCount) {
+            buffers.append(try DumbBuffer(device: device, width: mode.width, height: mode.height))
+        }
+
+        self.device = device
+        self.connector = connector
+        self.mode = mode
+        self.timing = timing
+        self.crtcID = crtcID
+        self.primaryPlaneID = plane?.id
+        self.saved = saved
+        self.atomic = atomic
+        self.usesAtomic = atomic != nil
+        self.buffers = buffers
+        self.stride = buffers[0].stride
+    }
+
+    deinit {
+        restore()
+        if modeBlobID != 0 {
+            let fd = fd, blob = modeBlobID
+            _ = try? DRMCall.check("drmModeDestroyPropertyBlob(\(blob))") { drmModeDestroyPropertyBlob(fd, blob) }
+        }
+        // `buffers` are released after this body: munmap, drmModeRmFB, DRM_IOCTL_MODE_DESTROY_DUMB.
+    }
+
+    // MARK: - Drawing
+
+    /// Gives the pixels of the buffer that the next `present()` will show: never the one on
+    /// screen, nor one with a flip pending, so drawing never tears.
+    ///
+    /// The memory may be write-combined: write rows sequentially and do not read it back
+    /// (compose in RAM and copy once, as mpv does).
+    ///
+    /// - Parameter body: receives `stride * height` bytes of XRGB8888 pixels and the stride in bytes.
+    /// - Returns: what `body` returns.
+    /// - Throws: only what `body` throws.
+    public func withBackBuffer<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer, _ stride: Int) throws(E) -> R
+    ) throws(E) -> R {
+        try body(buffers[back].bytes, stride)
+    }
+
+    /// Fills the back buffer with one colour, e.g. `0x00FF0000` for red.
+    ///
+    /// - Parameter color: an XRGB8888 pixel as a native `UInt32`: `0xXXRRGGBB`.
+    public func fill(color: UInt32) {
+        buffers[back].fill(color)
+    }
+
+    // MARK: - Presenting
+
+    /// Queues the back buffer for scanout at the next vblank.
+    ///
+    /// If a flip is still pending it first waits for it (one flip in flight), up to 1 s.
+    /// Atomic path, first frame (or after `restore()`): creates the `MODE_ID` blob, checks the
+    /// full configuration with a `TEST_ONLY | ALLOW_MODESET` commit, then applies it with a
+    /// blocking `ALLOW_MODESET` commit that requests a page-flip event (connector `CRTC_ID`;
+    /// CRTC `MODE_ID`, `ACTIVE`; plane `FB_ID`, `CRTC_ID`, `SRC_*`, `CRTC_*`). Later frames: a
+    /// non-blocking commit of the plane's `FB_ID` with `DRM_MODE_PAGE_FLIP_EVENT`.
+    /// Legacy path: `drmModeSetCrtc` for the first frame (synchronous: no flip is pending
+    /// afterwards), then `drmModePageFlip` with `DRM_MODE_PAGE_FLIP_EVENT`.
+    ///
+    /// - Throws: `DRMError` with `ETIMEDOUT` when the previous flip never completed; from
+    ///   `drmModeAtomicCommit` (`EINVAL`: the driver rejects the configuration, `EACCES`: not
+    ///   DRM master), `drmModeCreatePropertyBlob`, `drmModeSetCrtc` or `drmModePageFlip`.
+    ///   After an error nothing is queued and the back buffer is unchanged.
+    /// The corresponding C functions are `drmModeAtomicCommit`, `drmModeSetCrtc` and `drmModePageFlip`.
+    public func present() throws(DRMError) {
+        if pending != nil {
+            guard try waitForPageFlip(timeout: Self.flipTimeout) != nil else {
+                throw DRMError(operation: "present: wait for the previous page flip", errno: ETIMEDOUT,
+                               detail: "no page-flip event within \(Self.flipTimeout) s")
+            }
+        }
+        let index = back
+        let flip = PendingFlip(bufferIndex: index)
+        if let atomic {
+            if needsModeset {
+                try createModeBlobIfNeeded()
+                try commit(atomic, buffer: index, .testOnly, modeset: true, flip: nil)
+                try commit(atomic, buffer: index, .blocking, modeset: true, flip: flip)
+                needsModeset = false
+                hasTakenOver = true
+            } else {
+                try commit(atomic, buffer: index, .nonBlocking, modeset: false, flip: flip)
+            }
+            pending = flip
+        } else if needsModeset {
+            var connectorID = connector.id
+            var info = timing.modeInfo
+            let fd = fd, crtcID = crtcID, framebufferID = buffers[index].framebufferID
+            try DRMCall.check("drmModeSetCrtc(\(crtcID), \(mode))") {
+                drmModeSetCrtc(fd, crtcID, framebufferID, 0, 0, &connectorID, 1, &info)
+            }
+            needsModeset = false
+            hasTakenOver = true
+            front = index
+        } else {
+            let fd = fd, crtcID = crtcID, framebufferID = buffers[index].framebufferID
+            let userData = flip.retainAsUserData()
+            do {
+                try DRMCall.check("drmModePageFlip(\(crtcID))") {
+                    drmModePageFlip(fd, crtcID, framebufferID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData)
+                }
+            } catch {
+                PendingFlip.cancel(userData)
+                throw error
+            }
+            pending = flip
+        }
+        back = nextBack(after: index)
+    }
+
+    /// Waits up to `timeout` seconds for the pending page flip to complete and returns it.
+    ///
+    /// With `timeout: 0` it only reads events already waiting: call it so when the run loop's
+    /// `poll` reports `fileDescriptor` readable. When the flip completes, its buffer becomes
+    /// the front buffer and the previous front buffer is free for drawing again.
+    ///
+    /// - Parameter timeout: the longest wait, in seconds.
+    /// - Returns: the flip's vblank sequence and `CLOCK_MONOTONIC` time; `nil` on timeout or
+    ///   when no flip is pending.
+    /// - Throws: `DRMError` from `poll` or `drmHandleEvent`.
+    /// The corresponding C functions are `poll` and `drmHandleEvent` (with `page_flip_handler2`).
+    public func waitForPageFlip(timeout: Double) throws(DRMError) -> PageFlip? {
+        guard let flip = pending else { return nil }
+        let deadline = DRMEvents.monotonicNow() + max(timeout, 0)
+        while true {
+            if let completion = flip.completion {
+                front = flip.bufferIndex
+                pending = nil
+                return completion
+            }
+            let remaining = deadline - DRMEvents.monotonicNow()
+            guard try DRMEvents.waitReadable(fd: fd, timeout: max(remaining, 0)) else { return nil }
+            try DRMEvents.handle(fd: fd)
+            if flip.completion == nil && remaining <= 0 { return nil }
+        }
+    }
+
+    /// Tells the driver the front buffer changed, for devices such as virtio-gpu that show a
+    /// dumb buffer only after a flip or an explicit dirty call. Does nothing before the first frame.
+    ///
+    /// - Throws: `DRMError` from `drmModeDirtyFB`; `ENOSYS` (driver needs no dirty calls) is ignored.
+    /// The corresponding C function is `drmModeDirtyFB`.
+    public func markFrontBufferDirty() throws(DRMError) {
+        guard let index = front ?? pending?.bufferIndex else { return }
+        let fd = fd, framebufferID = buffers[index].framebufferID
+        do {
+            try DRMCall.check("drmModeDirtyFB(\(framebufferID))") { drmModeDirtyFB(fd, framebufferID, nil, 0) }
+        } catch where error.errno == ENOSYS {
+            return
+        }
+    }
+
+    // MARK: - Restoring
+
+    /// Puts the CRTC back as it was found: the saved framebuffer, position and mode on this
+    /// connector. If nothing was shown before (no framebuffer), or that fails, turns the CRTC
+    /// off, so the screen goes black rather than keeping a frozen frame. Used by atomic clients
+    /// too. Does nothing if this output never presented; calling it twice is harmless. The next
+    /// `present()` sets the mode again. Errors are kept in `restoreError`.
+    ///
+    /// The corresponding C function is `drmModeSetCrtc`.
+    public func restore() {
+        guard hasTakenOver else { return }
+        if pending != nil {
+            _ = try? waitForPageFlip(timeout: Self.flipTimeout)
+            pending = nil  // If it never came, forget it: its PendingFlip stays valid for a late event.
+        }
+        let fd = fd, crtcID = crtcID
+        restoreError = nil
+        if saved.framebufferID != 0, let timing = saved.timing {
+            var connectorID = connector.id
+            var info = timing.modeInfo
+            let saved = saved
+            do {
+                try DRMCall.check("drmModeSetCrtc(restore \(crtcID))") {
+                    drmModeSetCrtc(fd, crtcID, saved.framebufferID, saved.x, saved.y, &connectorID, 1, &info)
+                }
+                finishRestore()
+                return
+            } catch {
+                restoreError = error
+            }
+        }
+        do {
+            try DRMCall.check("drmModeSetCrtc(off \(crtcID))") { drmModeSetCrtc(fd, crtcID, 0, 0, 0, nil, 0, nil) }
+        } catch {
+            restoreError = error
+        }
+        finishRestore()
+    }
+
+    private func finishRestore() {
+        hasTakenOver = false
+        needsModeset = true
+        front = nil
+    }
+
+    // MARK: - Internals
+
+    /// The atomic apply function: one request, committed test-only, blocking or non-blocking.
+    ///
+    /// With `modeset`, the request carries the whole configuration (connector → CRTC, mode,
+    /// active, plane position); without, only the plane's new framebuffer.
+    private func commit(_ objects: AtomicObjects, buffer index: Int, _ commitMode: CommitMode,
+                        modeset: Bool, flip: PendingFlip?) throws(DRMError) {
+        guard let planeID = primaryPlaneID else { return }
+        let request = try AtomicRequest()
+        let framebufferID = UInt64(buffers[index].framebufferID)
+        if modeset {
+            let w = UInt64(width), h = UInt64(height)
+            try request.add(object: connector.id, property: objects.connector.crtcID, value: UInt64(crtcID))
+            try request.add(object: crtcID, property: objects.crtc.modeID, value: UInt64(modeBlobID))
+            try request.add(object: crtcID, property: objects.crtc.active, value: 1)
+            try request.add(object: planeID, property: objects.plane.fbID, value: framebufferID)
+            try request.add(object: planeID, property: objects.plane.crtcID, value: UInt64(crtcID))
+            try request.add(object: planeID, property: objects.plane.srcX, value: 0)
+            try request.add(object: planeID, property: objects.plane.srcY, value: 0)
+            try request.add(object: planeID, property: objects.plane.srcW, value: w << 16)
+            try request.add(object: planeID, property: objects.plane.srcH, value: h << 16)
+            try request.add(object: planeID, property: objects.plane.crtcX, value: 0)
+            try request.add(object: planeID, property: objects.plane.crtcY, value: 0)
+            try request.add(object: planeID, property: objects.plane.crtcW, value: w)
+            try request.add(object: planeID, property: objects.plane.crtcH, value: h)
+        } else {
+            try request.add(object: planeID, property: objects.plane.fbID, value: framebufferID)
+        }
+        let userData = flip?.retainAsUserData()
+        do {
+            try request.commit(fd: fd, mode: commitMode, allowModeset: modeset, pageFlipEvent: flip != nil,
+                               userData: userData)
+        } catch {
+            if let userData { PendingFlip.cancel(userData) }
+            throw error
+        }
+    }
+
+    /// Creates the `MODE_ID` property blob for the chosen mode, once.
+    ///
+    /// The corresponding C function is `drmModeCreatePropertyBlob`.
+    private func createModeBlobIfNeeded() throws(DRMError) {
+        guard modeBlobID == 0 else { return }
+        var info = timing.modeInfo
+        var blobID: UInt32 = 0
+        let fd = fd
+        try DRMCall.check("drmModeCreatePropertyBlob(MODE_ID \(mode))") {
+            drmModeCreatePropertyBlob(fd, &info, MemoryLayout<drmModeModeInfo>.size, &blobID)
+        }
+        modeBlobID = blobID
+    }
+
+    /// The next buffer in ring order after `index` that is neither on screen nor pending.
+    private func nextBack(after index: Int) -> Int {
+        for step in 1...buffers.count {
+            let candidate = (index + step) % buffers.count
+            if candidate != front && candidate != pending?.bufferIndex { return candidate }
+        }
+        preconditionFailure("a ring of \(buffers.count) buffers always has a free one")
+    }
+
+    // MARK: - Choosing connector, CRTC and plane
+
+    static func chooseConnector(_ name: String?, from connectors: [Connector]) throws(DRMError) -> Connector {
+        let summary = connectors.map { "\($0.name) \($0.isConnected ? "connected" : "disconnected")" }
+            .joined(separator: ", ")
+        if let name {
+            guard let match = connectors.first(where: { $0.name == name })
+                ?? connectors.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw DRMError(operation: "find connector \(name)", errno: ENOENT,
+                               detail: "no such connector (have: \(summary.isEmpty ? "none" : summary))")
+            }
+            guard match.isConnected, !match.modes.isEmpty else {
+                throw DRMError(operation: "use connector \(name)", errno: ENODEV,
+                               detail: "nothing is connected to it")
+            }
+            return match
+        }
+        guard let match = connectors.first(where: { $0.isConnected && !$0.modes.isEmpty }) else {
+            throw DRMError(operation: "find a connected connector", errno: ENODEV,
+                           detail: "no display is connected (connectors: \(summary.isEmpty ? "none" : summary))")
+        }
+        return match
+    }
+
+    /// The CRTC already driving the connector, else the first one its encoders allow that no other
+    /// connected connector is using, else the first one its encoders allow (as kmscube does).
+    static func chooseCRTC(for connector: Connector, among crtcIDs: [UInt32], others: [Connector],
+                           device: KMSDevice) throws(DRMError) -> (id: UInt32, index: Int) {
+        if connector.currentEncoderID != 0, let encoder = try? device.encoder(connector.currentEncoderID),
+           encoder.crtcID != 0, let index = crtcIDs.firstIndex(of: encoder.crtcID) {
+            return (encoder.crtcID, index)
+        }
+        var busy: Set<UInt32> = []
+        for other in others where other.id != connector.id && other.isConnected && other.currentEncoderID != 0 {
+            if let encoder = try? device.encoder(other.currentEncoderID), encoder.crtcID != 0 { busy.insert(encoder.crtcID) }
+        }
+        var candidates: [(id: UInt32, index: Int)] = []
+        for encoderID in connector.encoderIDs {
+            let encoder = try device.encoder(encoderID)
+            for (index, id) in crtcIDs.enumerated() where index < 32 && encoder.possibleCRTCs & (1 << UInt32(index)) != 0 {
+                candidates.append((id, index))
+            }
+        }
+        guard let choice = candidates.first(where: { !busy.contains($0.id) }) ?? candidates.first else {
+            throw DRMError(operation: "find a CRTC for \(connector.name)", errno: ENOSPC,
+                           detail: "none of its encoders can use any CRTC")
+        }
+        return choice
+    }
+
+    /// The primary plane for the CRTC: the one attached to it now, else a free one, else any
+    /// that can use it; it must accept XRGB8888.
+    static func choosePrimaryPlane(crtcID: UInt32, crtcIndex: Int, planes: [Plane]) throws(DRMError) -> Plane? {
+        let usable = planes.filter { $0.type == .primary && $0.canUse(crtcIndex: crtcIndex) }
+        guard let plane = usable.first(where: { $0.crtcID == crtcID })
+            ?? usable.first(where: { $0.crtcID == 0 }) ?? usable.first else { return nil }
+        guard plane.formats.contains(.xrgb8888) else {
+            throw DRMError(operation: "use primary plane \(plane.id)", errno: EINVAL,
+                           detail: "it cannot show XRGB8888 (formats: \(plane.formats.map(\.description).joined(separator: " ")))")
+        }
+        return plane
+    }
+}

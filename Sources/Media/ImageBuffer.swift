@@ -1,0 +1,155 @@
+/// A rectangle in pixels; `x`, `y` is the top-left corner.
+public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+}
+
+/// A writable view of 32-bit pixels, XRGB8888/ARGB8888 little-endian (bytes B, G, R, A/X in memory),
+/// `stride` bytes per row. It does not own its memory: it is valid only inside the closure that made it
+/// (`ImageBuffer.withTarget`, or a KMS dumb buffer's `withBackBuffer`).
+public struct PixelTarget {
+    public let base: UnsafeMutableRawPointer
+    public let width: Int
+    public let height: Int
+    /// Bytes per row.
+    public let stride: Int
+
+    public init(base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int) {
+        precondition(stride >= width * 4, "stride too small")
+        self.base = base; self.width = width; self.height = height; self.stride = stride
+    }
+
+    public init(_ buffer: UnsafeMutableRawBufferPointer, width: Int, height: Int, stride: Int) {
+        precondition(buffer.count >= stride * height, "buffer too small")
+        self.init(base: buffer.baseAddress!, width: width, height: height, stride: stride)
+    }
+
+    /// Fills `rect` (clipped to the target) with one pixel value.
+    public func fill(_ rect: PixelRect, with pixel: UInt32) {
+        let x0 = max(0, rect.x), y0 = max(0, rect.y)
+        let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
+        guard x1 > x0, y1 > y0 else { return }
+        for y in y0..<y1 {
+            let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+            (row + x0).update(repeating: pixel, count: x1 - x0)
+        }
+    }
+
+    /// Fills everything outside `rect` with `pixel` (letterbox and pillarbox bars).
+    public func fill(outside rect: PixelRect, with pixel: UInt32) {
+        fill(PixelRect(x: 0, y: 0, width: width, height: max(0, rect.y)), with: pixel)
+        fill(PixelRect(x: 0, y: rect.y + rect.height, width: width, height: height - rect.y - rect.height), with: pixel)
+        fill(PixelRect(x: 0, y: rect.y, width: max(0, rect.x), height: rect.height), with: pixel)
+        fill(PixelRect(x: rect.x + rect.width, y: rect.y, width: width - rect.x - rect.width, height: rect.height), with: pixel)
+    }
+
+    /// The pixel at (x, y).
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        (base + y * stride).assumingMemoryBound(to: UInt32.self)[x]
+    }
+
+    /// Copies `source` into this target turned clockwise by `quarterTurns` × 90°, placing the result's
+    /// top-left corner at (`x`, `y`). A quarter turn maps source (sx, sy) of an h-row source to (h-1-sy, sx).
+    public func copyRotated(from source: PixelTarget, quarterTurns: Int, x: Int, y: Int) {
+        let turns = ((quarterTurns % 4) + 4) % 4
+        let sw = source.width, sh = source.height
+        let outW = turns % 2 == 0 ? sw : sh
+        let outH = turns % 2 == 0 ? sh : sw
+        guard x >= 0, y >= 0, x + outW <= width, y + outH <= height else {
+            preconditionFailure("rotated copy out of bounds")
+        }
+        let srcStridePx = source.stride / 4
+        let src = source.base.assumingMemoryBound(to: UInt32.self)
+        for dy in 0..<outH {
+            let row = (base + (y + dy) * stride).assumingMemoryBound(to: UInt32.self) + x
+            switch turns {
+            case 0:
+                row.update(from: src + dy * srcStridePx, count: outW)
+            case 1: // dst(dx, dy) = src(sx: dy, sy: sh-1-dx)
+                for dx in 0..<outW { row[dx] = src[(sh - 1 - dx) * srcStridePx + dy] }
+            case 2: // dst(dx, dy) = src(sw-1-dx, sh-1-dy)
+                let s = src + (sh - 1 - dy) * srcStridePx
+                for dx in 0..<outW { row[dx] = s[sw - 1 - dx] }
+            default: // 3: dst(dx, dy) = src(sx: sw-1-dy, sy: dx)
+                for dx in 0..<outW { row[dx] = src[dx * srcStridePx + (sw - 1 - dy)] }
+            }
+        }
+    }
+
+    /// Blends premultiplied ARGB8888 `source` over this target at (`x`, `y`), clipped.
+    public func blend(premultiplied source: PixelTarget, x: Int, y: Int, opacity: Double = 1) {
+        let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
+        for sy in 0..<source.height {
+            let dy = y + sy
+            guard dy >= 0, dy < height else { continue }
+            let srow = (source.base + sy * source.stride).assumingMemoryBound(to: UInt32.self)
+            let drow = (base + dy * stride).assumingMemoryBound(to: UInt32.self)
+            for sx in 0..<source.width {
+                let dx = x + sx
+                guard dx >= 0, dx < width else { continue }
+                var s = srow[sx]
+                if a != 255 { s = PixelTarget.scale(s, a) }
+                let sa = s >> 24
+                if sa == 0 { continue }
+                if sa == 255 { drow[dx] = s | 0xFF00_0000; continue }
+                let d = PixelTarget.scale(drow[dx], 255 - sa)
+                drow[dx] = (s &+ d) | 0xFF00_0000
+            }
+        }
+    }
+
+    @inline(__always)
+    static func scale(_ p: UInt32, _ a: UInt32) -> UInt32 {
+        // Per-channel p * a / 255 on all four bytes, two channels at a time.
+        var rb = (p & 0x00FF_00FF) &* a &+ 0x0080_0080
+        rb = ((rb &+ ((rb >> 8) & 0x00FF_00FF)) >> 8) & 0x00FF_00FF
+        var ag = ((p >> 8) & 0x00FF_00FF) &* a &+ 0x0080_0080
+        ag = (ag &+ ((ag >> 8) & 0x00FF_00FF)) & 0xFF00_FF00
+        return rb | ag
+    }
+}
+
+/// An owned XRGB8888 image in memory (bytes B, G, R, X), rows `stride` bytes apart, 64-byte aligned.
+/// The headless output presents into these, and snapshots and recordings read them.
+public final class ImageBuffer: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    /// Bytes per row (a multiple of 64).
+    public let stride: Int
+    private let storage: UnsafeMutableRawPointer
+
+    public init(width: Int, height: Int) {
+        precondition(width > 0 && height > 0, "empty image")
+        self.width = width
+        self.height = height
+        stride = (width * 4 + 63) & ~63
+        storage = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Gives a `PixelTarget` over the whole image, valid only inside `body`.
+    public func withTarget<R, E: Error>(_ body: (PixelTarget) throws(E) -> R) throws(E) -> R {
+        try body(PixelTarget(base: storage, width: width, height: height, stride: stride))
+    }
+
+    /// The pixel at (x, y) as 0xXXRRGGBB.
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        precondition(x >= 0 && x < width && y >= 0 && y < height)
+        return storage.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+
+    /// Red, green and blue of the pixel at (x, y).
+    public func rgb(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let p = pixel(x: x, y: y)
+        return (UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p))
+    }
+
+    /// Copies all pixels from `other`, which must have the same size.
+    public func copy(from other: ImageBuffer) {
+        precondition(other.width == width && other.height == height)
+        storage.copyMemory(from: other.storage, byteCount: stride * height)
+    }
+}

@@ -1,0 +1,301 @@
+internal import CAVUtil
+internal import CAVCodec
+internal import CAVFormat
+
+/// What `MediaFile` knows about its video stream.
+public struct VideoStreamInfo: Sendable, Equatable {
+    /// Coded size in pixels.
+    public var width: Int
+    public var height: Int
+    /// Frames per second from the stream's average frame rate (else its real base rate); 0 if unknown.
+    public var frameRate: Double
+    /// Decoder name, for example `h264`.
+    public var codecName: String
+    /// Sample (pixel) aspect ratio; 1 when unknown.
+    public var sampleAspectRatio: Double
+    /// Stream time base as (numerator, denominator): one tick is num/den seconds.
+    public var timeBase: (num: Int, den: Int)
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.width == b.width && a.height == b.height && a.frameRate == b.frameRate && a.codecName == b.codecName
+            && a.sampleAspectRatio == b.sampleAspectRatio && a.timeBase == b.timeBase
+    }
+}
+
+/// What `MediaFile` knows about its audio stream.
+public struct AudioStreamInfo: Sendable, Equatable {
+    /// Sample rate in Hz.
+    public var sampleRate: Int
+    public var channels: Int
+    public var codecName: String
+}
+
+/// One decoded unit from `MediaFile.read()`.
+public enum DecodedFrame: Sendable {
+    case video(VideoFrame)
+    case audio(AudioFrame)
+}
+
+/// A demuxer plus one decoder for its best video stream and one for its best audio stream.
+///
+/// Opens any container and codec FFmpeg supports (MP4, Matroska/WebM, Ogg, AVI, MPEG-PS, PNG, JPEG…).
+/// Timestamps are rebased so the file starts at 0 s. A `MediaFile` is used from one thread at a time.
+/// Source: the `avformat_open_input` → `av_read_frame` → `avcodec_send_packet`/`avcodec_receive_frame`
+/// loop of ffplay.c, on one thread.
+public final class MediaFile: @unchecked Sendable {
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let scratch: UnsafeMutablePointer<AVFrame>
+    private var videoDecoder: StreamDecoder?
+    private var audioDecoder: StreamDecoder?
+    private var startTime: Double = 0
+    private var inputEnded = false
+
+    /// The path given to `init`.
+    public let path: String
+    public let video: VideoStreamInfo?
+    public let audio: AudioStreamInfo?
+    /// Container duration in seconds, if the container states one.
+    public let duration: Double?
+    /// FFmpeg's short name for the container, for example `mov,mp4,m4a,3gp,3g2,mj2`.
+    public let containerName: String
+    /// True for a single picture (PNG/JPEG image demuxers), which the player holds for the item's `duration`.
+    public let isStillImage: Bool
+    /// Packets the decoders refused as invalid (corrupt data); decoding continues past them.
+    public private(set) var corruptPackets = 0
+    /// The error that ended demuxing early (for example a truncated file), if any.
+    public private(set) var readError: AVError?
+
+    /// Opens `path` and the decoders for its best video and audio streams.
+    /// - Parameters:
+    ///   - path: a local file path.
+    ///   - video: whether to decode video; `audio`: whether to decode audio.
+    ///   - threads: decoder threads, 0 for automatic (FFmpeg picks one per core).
+    /// - Throws: `AVError` from `avformat_open_input`, `avformat_find_stream_info`, or `avcodec_open2`;
+    ///   or "no audio or video stream" when nothing decodable is found.
+    public init(path: String, video wantVideo: Bool = true, audio wantAudio: Bool = true, threads: Int = 0) throws(AVError) {
+        self.path = path
+        packet = av_packet_alloc()
+        scratch = av_frame_alloc()
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        do {
+            try avCheck("avformat_open_input", avformat_open_input(&ctx, path, nil, nil))
+        } catch {
+            var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p)
+            var f: UnsafeMutablePointer<AVFrame>? = scratch; av_frame_free(&f)
+            throw error
+        }
+        format = ctx
+        let fmt = ctx!
+        containerName = fmt.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        do {
+            try avCheck("avformat_find_stream_info", avformat_find_stream_info(fmt, nil))
+        } catch {
+            video = nil; audio = nil; duration = nil; isStillImage = false
+            throw error
+        }
+        if fmt.pointee.start_time != noPTS {
+            startTime = Double(fmt.pointee.start_time) / Double(AV_TIME_BASE)
+        }
+        duration = fmt.pointee.duration != noPTS && fmt.pointee.duration > 0
+            ? Double(fmt.pointee.duration) / Double(AV_TIME_BASE) : nil
+
+        var v: StreamDecoder? = nil
+        var a: StreamDecoder? = nil
+        var firstError: AVError? = nil
+        if wantVideo {
+            let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+            if idx >= 0 {
+                do { v = try StreamDecoder(format: fmt, index: idx, threads: threads) } catch { firstError = error }
+            }
+        }
+        if wantAudio {
+            let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, v.map { Int32($0.index) } ?? -1, nil, 0)
+            if idx >= 0 {
+                do { a = try StreamDecoder(format: fmt, index: idx, threads: 1) } catch { firstError = firstError ?? error }
+            }
+        }
+        videoDecoder = v
+        audioDecoder = a
+        if let v {
+            let st = fmt.pointee.streams[v.index]!
+            let cp = st.pointee.codecpar!
+            var rate = st.pointee.avg_frame_rate
+            if rate.num <= 0 || rate.den <= 0 { rate = st.pointee.r_frame_rate }
+            let sar = cp.pointee.sample_aspect_ratio
+            video = VideoStreamInfo(
+                width: Int(cp.pointee.width), height: Int(cp.pointee.height),
+                frameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0,
+                codecName: String(cString: avcodec_get_name(cp.pointee.codec_id)),
+                sampleAspectRatio: sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1,
+                timeBase: (Int(st.pointee.time_base.num), Int(st.pointee.time_base.den)))
+        } else {
+            video = nil
+        }
+        if let a {
+            let cp = fmt.pointee.streams[a.index]!.pointee.codecpar!
+            audio = AudioStreamInfo(sampleRate: Int(cp.pointee.sample_rate), channels: Int(cp.pointee.ch_layout.nb_channels),
+                                    codecName: String(cString: avcodec_get_name(cp.pointee.codec_id)))
+        } else {
+            audio = nil
+        }
+        let name = containerName
+        isStillImage = video != nil && audio == nil
+            && (name.hasPrefix("image2") || name.hasSuffix("_pipe") || name == "png" || name == "mjpeg")
+        if v == nil && a == nil {
+            throw firstError ?? AVError(operation: "av_find_best_stream", message: "no audio or video stream")
+        }
+    }
+
+    deinit {
+        videoDecoder = nil
+        audioDecoder = nil
+        avformat_close_input(&format)
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&p)
+        var f: UnsafeMutablePointer<AVFrame>? = scratch
+        av_frame_free(&f)
+    }
+
+    /// Whether the container can seek (it has an index or a seekable byte stream).
+    public var supportsSeeking: Bool {
+        guard let pb = format?.pointee.pb else { return false }
+        return pb.pointee.seekable != 0
+    }
+
+    /// Returns the next decoded frame, video or audio, in decode order; nil once both decoders are drained.
+    ///
+    /// Corrupt packets are counted in `corruptPackets` and skipped. A demuxer error other than end of
+    /// file ends the stream (it is kept in `readError`) so a truncated file plays up to its damage.
+    /// - Throws: `AVError` only for a decoder failure that is not invalid data.
+    public func read() throws(AVError) -> DecodedFrame? {
+        while true {
+            if let v = videoDecoder, !v.drained, try receive(v) { return .video(makeVideoFrame(v)) }
+            if let a = audioDecoder, !a.drained, try receive(a) { return .audio(makeAudioFrame(a)) }
+            let videoDone = videoDecoder?.drained ?? true
+            let audioDone = audioDecoder?.drained ?? true
+            if videoDone && audioDone { return nil }
+            if inputEnded {
+                // Flushed decoders that still report EAGAIN have nothing more: treat as drained.
+                videoDecoder?.drained = true
+                audioDecoder?.drained = true
+                continue
+            }
+            try feed()
+        }
+    }
+
+    /// Seeks so the next frames start at or before `seconds` (a key frame), and flushes the decoders.
+    /// - Throws: `AVError` from `avformat_seek_file`.
+    /// The corresponding C function is `avformat_seek_file`.
+    public func seek(to seconds: Double) throws(AVError) {
+        guard let fmt = format else { return }
+        let ts = Int64((seconds + startTime) * Double(AV_TIME_BASE))
+        try avCheck("avformat_seek_file", avformat_seek_file(fmt, -1, Int64.min, ts, ts, 0))
+        for d in [videoDecoder, audioDecoder].compactMap({ $0 }) {
+            avcodec_flush_buffers(d.context)
+            d.drained = false
+        }
+        inputEnded = false
+    }
+
+    private func feed() throws(AVError) {
+        guard let fmt = format else { inputEnded = true; return }
+        let r = av_read_frame(fmt, packet)
+        if r < 0 {
+            if r != averrorEOF && r != averrorEAGAIN { readError = AVError(operation: "av_read_frame", code: r) }
+            if r == averrorEAGAIN { return }
+            inputEnded = true
+            for d in [videoDecoder, audioDecoder].compactMap({ $0 }) { _ = avcodec_send_packet(d.context, nil) }
+            return
+        }
+        defer { av_packet_unref(packet) }
+        let index = Int(packet.pointee.stream_index)
+        for d in [videoDecoder, audioDecoder].compactMap({ $0 }) where d.index == index {
+            let s = avcodec_send_packet(d.context, packet)
+            if s == averrorEAGAIN || s == averrorEOF { return }
+            if s < 0 {
+                corruptPackets += 1
+            }
+        }
+    }
+
+    /// Receives one frame into `scratch`; false when the decoder needs input (EAGAIN) or is drained (EOF).
+    private func receive(_ d: StreamDecoder) throws(AVError) -> Bool {
+        let r = avcodec_receive_frame(d.context, scratch)
+        if r == 0 { return true }
+        if r == averrorEAGAIN { return false }
+        if r == averrorEOF { d.drained = true; return false }
+        // A decode error on one frame: count it and carry on, as ffplay does.
+        corruptPackets += 1
+        return false
+    }
+
+    private func seconds(_ ts: Int64, _ d: StreamDecoder) -> Double? {
+        guard ts != noPTS else { return nil }
+        return Double(ts) * d.timeBase - startTime
+    }
+
+    private func makeVideoFrame(_ d: StreamDecoder) -> VideoFrame {
+        let f = scratch.pointee
+        let frameInterval = (video?.frameRate ?? 0) > 0 ? 1 / video!.frameRate : 1.0 / 25
+        var pts = seconds(f.best_effort_timestamp, d) ?? d.nextPTS
+        if pts < d.lastPTS { pts = d.nextPTS }      // non-monotonic stamps: continue the sequence
+        var dur = f.pkt_duration > 0 ? Double(f.pkt_duration) * d.timeBase : frameInterval
+        if dur <= 0 || dur > 10 { dur = frameInterval }
+        d.lastPTS = pts
+        d.nextPTS = pts + dur
+        return VideoFrame(moving: scratch, pts: pts, duration: dur)
+    }
+
+    private func makeAudioFrame(_ d: StreamDecoder) -> AudioFrame {
+        let f = scratch.pointee
+        var pts = seconds(f.best_effort_timestamp, d) ?? d.nextPTS
+        if pts < d.lastPTS - 0.001 { pts = d.nextPTS }
+        d.lastPTS = pts
+        d.nextPTS = pts + (f.sample_rate > 0 ? Double(f.nb_samples) / Double(f.sample_rate) : 0)
+        return AudioFrame(moving: scratch, pts: pts)
+    }
+}
+
+/// One opened decoder (`AVCodecContext`) for one stream; frees the context in `deinit`.
+final class StreamDecoder {
+    let index: Int
+    var context: UnsafeMutablePointer<AVCodecContext>
+    /// Seconds per tick of the stream's time base.
+    let timeBase: Double
+    var drained = false
+    var lastPTS = -Double.infinity
+    var nextPTS = 0.0
+
+    init(format: UnsafeMutablePointer<AVFormatContext>, index: Int32, threads: Int) throws(AVError) {
+        self.index = Int(index)
+        let st = format.pointee.streams[Int(index)]!
+        let par = st.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+            throw AVError(operation: "avcodec_find_decoder",
+                          message: "no decoder for \(String(cString: avcodec_get_name(par.pointee.codec_id)))")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw AVError(operation: "avcodec_alloc_context3", code: vt_averror(ENOMEM))
+        }
+        context = ctx
+        timeBase = Double(st.pointee.time_base.num) / Double(max(1, st.pointee.time_base.den))
+        do {
+            try avCheck("avcodec_parameters_to_context", avcodec_parameters_to_context(ctx, par))
+            ctx.pointee.pkt_timebase = st.pointee.time_base
+            ctx.pointee.thread_count = Int32(threads)
+            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+            try avCheck("avcodec_open2", avcodec_open2(ctx, codec, nil))
+        } catch {
+            var c: UnsafeMutablePointer<AVCodecContext>? = ctx
+            avcodec_free_context(&c)
+            throw error
+        }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&c)
+    }
+}

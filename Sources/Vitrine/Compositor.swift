@@ -1,0 +1,72 @@
+import Foundation
+import Media
+import VitrineCore
+
+/// What the screen should show at one vblank.
+enum ScreenContent: Equatable {
+    /// A decoded picture (identified by its object) from a source generation.
+    case frame(VideoFrame, generation: Int)
+    /// The background colour only (audio items, start-up).
+    case background
+    /// The built-in slate with a message.
+    case slate(String)
+
+    static func == (a: ScreenContent, b: ScreenContent) -> Bool {
+        switch (a, b) {
+        case let (.frame(x, g1), .frame(y, g2)): return x === y && g1 == g2
+        case (.background, .background): return true
+        case let (.slate(x), .slate(y)): return x == y
+        default: return false
+        }
+    }
+}
+
+/// Turns `ScreenContent` into pixels: converts and scales the picture once into the output buffer
+/// (through an intermediate canvas only when the display is rotated), honours `fit`, and paints
+/// letterbox/pillarbox bars in the background colour.
+final class Compositor {
+    let display: DisplaySettings
+    private let scaler = Scaler()
+    private var rotated: ImageBuffer?
+    private let slate: SlateRenderer
+
+    init(display: DisplaySettings, log: Logger) {
+        self.display = display
+        slate = SlateRenderer(log: log)
+    }
+
+    func draw(_ content: ScreenContent, into target: PixelTarget) throws {
+        let background = display.background.xrgb8888
+        let canvas = Layout.canvasSize(screenWidth: target.width, screenHeight: target.height, rotation: display.rotation)
+        switch content {
+        case .background:
+            target.fill(PixelRect(x: 0, y: 0, width: target.width, height: target.height), with: background)
+        case .slate(let message):
+            try withCanvas(target, canvas) { c in slate.draw(message, into: c) }
+        case .frame(let frame, _):
+            let p = Layout.place(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: frame.sampleAspectRatio,
+                                 canvasWidth: canvas.width, canvasHeight: canvas.height, fit: display.fit)
+            try withCanvas(target, canvas) { c in
+                let dest = PixelRect(x: p.destination.x, y: p.destination.y, width: p.destination.width, height: p.destination.height)
+                try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
+                                 into: c, rect: dest)
+                c.fill(outside: dest, with: background)
+            }
+        }
+    }
+
+    /// Runs `body` on the logical canvas: the target itself, or a rotated intermediate copied back.
+    private func withCanvas(_ target: PixelTarget, _ canvas: (width: Int, height: Int), _ body: (PixelTarget) throws -> Void) throws {
+        if display.rotation == .none {
+            try body(target)
+            return
+        }
+        if rotated == nil || rotated!.width != canvas.width || rotated!.height != canvas.height {
+            rotated = ImageBuffer(width: canvas.width, height: canvas.height)
+        }
+        try rotated!.withTarget { c in
+            try body(c)
+            target.copyRotated(from: c, quarterTurns: display.rotation.rawValue / 90, x: 0, y: 0)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import KMS
+import Media
+import VitrineCore
+
+/// The DRM/KMS output: a `Scanout` (connector, CRTC, primary plane, mode, three dumb buffers) driven
+/// by page flips. Draws into the back buffer while the previous flip is pending, then waits for that
+/// flip's event before queuing the next (one flip in flight), as mpv's vo_drm and kmscube do.
+final class DRMOutput: VideoOutput {
+    private let device: KMSDevice
+    private let scanout: Scanout
+    private let log: Logger
+    let isVirtual = false
+    private(set) var lastFlip: Double
+    /// Completed page flips.
+    private(set) var flips = 0
+    /// Called after every completed page flip with its kernel timestamp (monotonic seconds).
+    var onPageFlip: ((Double) -> Void)?
+
+    /// True when a `/dev/dri/card*` node exists.
+    static var isAvailable: Bool { !KMSDevice.cardPaths().isEmpty }
+
+    init(card: String?, mode: DisplayModeRequest, connector: String?, log: Logger) throws {
+        guard let path = card ?? KMSDevice.cardPaths().first else {
+            throw DRMOutputError.noDevice
+        }
+        device = try KMSDevice(path: path)
+        let request: ModeRequest
+        switch mode {
+        case .preferred: request = .preferred
+        case .highest: request = .highest
+        case let .exact(w, h, r): request = .exact(width: w, height: h, refresh: r)
+        }
+        scanout = try Scanout(device: device, mode: request, connectorName: connector, bufferCount: 3)
+        self.log = log
+        lastFlip = monotonicNow()
+        log.info("\(path) (\(device.driverName)): \(scanout.connector.name) \(scanout.mode.name) @ \(scanout.mode.refreshRate.formatted2) Hz, \(scanout.usesAtomic ? "atomic" : "legacy") modesetting")
+    }
+
+    var width: Int { scanout.width }
+    var height: Int { scanout.height }
+    var refreshRate: Double { scanout.mode.refreshRate > 0 ? scanout.mode.refreshRate : 60 }
+    var summary: String {
+        "drm \(scanout.connector.name) \(width)x\(height)@\(refreshRate.formatted2) (\(device.driverName), \(scanout.usesAtomic ? "atomic" : "legacy"))"
+    }
+
+    func nextPresentationTime() -> Double {
+        let period = 1 / refreshRate
+        let base = max(lastFlip, monotonicNow() - period)
+        return base + (scanout.isFlipPending ? 2 : 1) * period
+    }
+
+    func monotonicTime(ofPresentation t: Double) -> Double { t }
+
+    func present(_ draw: (PixelTarget) throws -> Void) throws {
+        try scanout.withBackBuffer { (raw: UnsafeMutableRawBufferPointer, stride: Int) throws -> Void in
+            try draw(PixelTarget(raw, width: scanout.width, height: scanout.height, stride: stride))
+        }
+        try waitForPendingFlip()
+        try scanout.present()
+    }
+
+    func idle() throws {
+        if scanout.isFlipPending {
+            try waitForPendingFlip()
+        } else {
+            let next = lastFlip + 1 / refreshRate
+            let wait = next - monotonicNow()
+            if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.1)) }
+            lastFlip = max(next, monotonicNow() - 1 / refreshRate)
+        }
+    }
+
+    private func waitForPendingFlip() throws {
+        guard scanout.isFlipPending else { return }
+        if let flip = try scanout.waitForPageFlip(timeout: 1) {
+            lastFlip = flip.time > 0 ? flip.time : monotonicNow()
+            flips += 1
+            onPageFlip?(lastFlip)
+        } else {
+            log.warning("page flip did not complete within 1 s")
+        }
+    }
+
+    func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {}
+
+    func close() {
+        scanout.restore()
+        log.info("restored the previous CRTC state")
+    }
+}
+
+enum DRMOutputError: Error, CustomStringConvertible {
+    case noDevice
+    var description: String { "no /dev/dri/card* device" }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Synchronization
+import Media
+import VitrineCore
+
+/// The decoded audio format every item is converted to: interleaved S16 at `sampleRate` Hz.
+public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
+    public var sampleRate: Int
+    public var channels: Int
+    public init(sampleRate: Int, channels: Int) { self.sampleRate = sampleRate; self.channels = channels }
+    public var description: String { "\(sampleRate) Hz, \(channels) ch, s16" }
+}
+
+/// One playlist item being decoded on its own thread into bounded queues: video frames (native
+/// pixel format, converted at presentation) and audio samples already resampled to the output format.
+///
+/// Times inside a source are seconds from the item's start. Audio is made contiguous from 0: a first
+/// audio frame stamped after 0 is preceded by silence, one stamped before 0 is trimmed.
+final class ItemSource: @unchecked Sendable {
+    enum State: Sendable, Equatable { case opening, playing, finished, failed(String) }
+
+    let item: PlaylistItem
+    let path: String
+    let generation: Int
+    let video = FrameQueue<VideoFrame>(capacity: 6)
+    let audio: SampleQueue
+    private let audioFormat: AudioFormat
+    private let log: Logger
+    private let shared = Mutex(Shared())
+    private let untimed: Bool
+
+    struct Shared {
+        var state: State = .opening
+        var videoInfo: VideoStreamInfo?
+        var audioInfo: AudioStreamInfo?
+        var videoEnd: Double = 0
+        var audioFrames: Int = 0
+        var videoFrames: Int = 0
+        var hasVideo = false
+        var hasAudio = false
+        var isStill = false
+        var containerDuration: Double?
+    }
+
+    init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger) {
+        self.item = item
+        self.path = path
+        self.generation = generation
+        self.audioFormat = audioFormat
+        self.untimed = untimed
+        self.log = log
+        audio = SampleQueue(channels: audioFormat.channels, capacityFrames: audioFormat.sampleRate * 2)
+    }
+
+    var state: State { shared.withLock { $0.state } }
+    var hasVideo: Bool { shared.withLock { $0.hasVideo } }
+    var hasAudio: Bool { shared.withLock { $0.hasAudio } }
+    var isStill: Bool { shared.withLock { $0.isStill } }
+    var videoInfo: VideoStreamInfo? { shared.withLock { $0.videoInfo } }
+    var audioInfo: AudioStreamInfo? { shared.withLock { $0.audioInfo } }
+    var decodedVideoFrames: Int { shared.withLock { $0.videoFrames } }
+
+    /// The item's length in seconds once decoding finished: the later of the video and audio ends,
+    /// capped by the manifest `duration`; an image lasts its `duration`. Nil while still decoding.
+    var length: Double? {
+        shared.withLock { s in
+            switch s.state {
+            case .failed: return 0
+            case .opening, .playing: return nil
+            case .finished:
+                if s.isStill || item.type == .image { return item.duration ?? 10 }
+                var natural = max(s.videoEnd, Double(s.audioFrames) / Double(audioFormat.sampleRate))
+                if let d = item.duration { natural = min(natural, d) }
+                return natural
+            }
+        }
+    }
+
+    func start() {
+        let t = Thread { [self] in self.run() }
+        t.name = "decode \(item.id)"
+        t.start()
+    }
+
+    /// Stops the decoder thread and frees the queues.
+    func cancel() {
+        video.close()
+        audio.close()
+    }
+
+    private func run() {
+        let wantVideo = item.type != .audio
+        let wantAudio = item.type != .image
+        let file: MediaFile
+        do {
+            file = try MediaFile(path: path, video: wantVideo, audio: wantAudio)
+        } catch {
+            fail("cannot open: \(error)")
+            return
+        }
+        let hasVideo = file.video != nil
+        let hasAudio = file.audio != nil
+        if item.type == .video && !hasVideo && !hasAudio || item.type == .image && !hasVideo || item.type == .audio && !hasAudio {
+            fail("no \(item.type == .audio ? "audio" : "video") stream in \(file.containerName)")
+            return
+        }
+        shared.withLock {
+            $0.state = .playing; $0.videoInfo = file.video; $0.audioInfo = file.audio
+            $0.hasVideo = hasVideo; $0.hasAudio = hasAudio
+            $0.isStill = file.isStillImage || item.type == .image
+            $0.containerDuration = file.duration
+        }
+        let still = file.isStillImage || item.type == .image
+        let cap = still ? nil : item.duration
+        let resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
+        var audioStarted = false
+        var audioFrames = 0
+        var videoFrames = 0
+        var videoEnd = 0.0
+        var lastError: String?
+        decoding: while true {
+            if video.closed { return }
+            let next: DecodedFrame?
+            do { next = try file.read() } catch { lastError = "\(error)"; break }
+            guard let next else { break }
+            switch next {
+            case .video(let f):
+                if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int(cap * Double(audioFormat.sampleRate)) { break decoding }; continue }
+                videoFrames += 1
+                videoEnd = max(videoEnd, f.pts + f.duration)
+                shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
+                // Let the video queue grow while audio is short, so interleaving skew never starves audio.
+                let limit = (!hasAudio || audio.frames >= audioFormat.sampleRate / 4 || untimed) ? video.capacity : 24
+                if !video.push(f, limit: limit) { return }
+                if still { break decoding }
+            case .audio(let a):
+                if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
+                var samples: [Int16]
+                do { samples = try resampler.convert(a) } catch { lastError = "\(error)"; continue }
+                if !audioStarted {
+                    audioStarted = true
+                    let lead = Int((a.pts * Double(audioFormat.sampleRate)).rounded())
+                    if lead > 0 && lead < audioFormat.sampleRate * 5 {
+                        audio.push([Int16](repeating: 0, count: lead * audioFormat.channels)); audioFrames += lead
+                    } else if lead < 0 {
+                        let drop = min(samples.count / audioFormat.channels, -lead) * audioFormat.channels
+                        samples.removeFirst(drop)
+                    }
+                }
+                if let cap { // trim the last block at the cap
+                    let maxFrames = Int(cap * Double(audioFormat.sampleRate)) - audioFrames
+                    if samples.count / audioFormat.channels > maxFrames { samples.removeLast(samples.count - max(0, maxFrames) * audioFormat.channels) }
+                }
+                audioFrames += samples.count / audioFormat.channels
+                shared.withLock { $0.audioFrames = audioFrames }
+                if !audio.push(samples) { return }
+            }
+        }
+        if hasAudio && !video.closed {
+            let tail = resampler.flush()
+            audioFrames += tail.count / audioFormat.channels
+            audio.push(tail)
+        }
+        if let e = file.readError ?? lastError.map({ AVError(operation: "decode", message: $0) }) {
+            log.warning("\(item.id): stopped early: \(e)", ["file": path])
+        }
+        if file.corruptPackets > 0 {
+            log.warning("\(item.id): skipped \(file.corruptPackets) corrupt packets", ["file": path])
+        }
+        if videoFrames == 0 && audioFrames == 0 {
+            fail("no decodable frames")
+            return
+        }
+        shared.withLock { $0.audioFrames = audioFrames; $0.videoEnd = videoEnd; $0.state = .finished }
+        video.finish()
+        audio.finish()
+    }
+
+    private func fail(_ reason: String) {
+        shared.withLock { $0.state = .failed(reason) }
+        video.finish()
+        audio.finish()
+    }
+}

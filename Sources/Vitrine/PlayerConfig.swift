@@ -1,0 +1,91 @@
+import Foundation
+import VitrineCore
+
+/// The appliance configuration, `/etc/vitrine/config.json` (default in `config/config.json`).
+///
+/// ```json
+/// { "library": "/var/lib/vitrine", "output": "auto", "connector": null,
+///   "audio": { "device": null, "periodFrames": 1024, "bufferFrames": 4096 },
+///   "headless": { "width": 1280, "height": 720, "refresh": 30 } }
+/// ```
+/// Unknown keys are errors that name the key. Every field is optional.
+public struct PlayerConfig: Sendable, Equatable {
+    /// Folder holding the imported catalogs (`current`, `previous`).
+    public var library = "/var/lib/vitrine"
+    public var output: RunOptions.OutputKind = .auto
+    public var connector: String?
+    /// Overrides every manifest's `audio.device` when set.
+    public var audioDevice: String?
+    /// ALSA period size in frames.
+    public var periodFrames = 1024
+    /// ALSA buffer size in frames.
+    public var bufferFrames = 4096
+    public var headlessWidth = 1280
+    public var headlessHeight = 720
+    public var headlessRefresh = 30.0
+
+    public init() {}
+
+    /// The default location of the config file on an appliance.
+    public static let defaultPath = "/etc/vitrine/config.json"
+
+    /// Parses config JSON. - Throws: `ConfigError` listing every problem as `path: reason`.
+    public init(json bytes: [UInt8]) throws(ConfigError) {
+        let root: JSONValue
+        do { root = try JSONValue(parsing: bytes) } catch { throw ConfigError(problems: ["invalid JSON at \(error)"]) }
+        var problems: [String] = []
+        guard case let .object(members) = root else { throw ConfigError(problems: ["expected an object, found \(root.typeDescription)"]) }
+        func int(_ v: JSONValue, _ path: String, min: Int) -> Int? {
+            if case let .number(n) = v, let i = n.intValue, i >= min { return i }
+            problems.append("\(path): expected an integer ≥ \(min)"); return nil
+        }
+        func string(_ v: JSONValue, _ path: String) -> String? {
+            if case let .string(s) = v { return s }
+            if case .null = v { return nil }
+            problems.append("\(path): expected a string"); return nil
+        }
+        for (key, value) in members {
+            switch key {
+            case "library": if let s = string(value, key) { library = s }
+            case "output":
+                if let s = string(value, key) {
+                    if let k = RunOptions.OutputKind(rawValue: s) { output = k } else { problems.append("output: expected auto, drm or headless") }
+                }
+            case "connector": connector = string(value, key)
+            case "audio", "headless":
+                guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }
+                for (k, v) in inner {
+                    switch (key, k) {
+                    case ("audio", "device"): audioDevice = string(v, "audio.device")
+                    case ("audio", "periodFrames"): if let i = int(v, "audio.periodFrames", min: 16) { periodFrames = i }
+                    case ("audio", "bufferFrames"): if let i = int(v, "audio.bufferFrames", min: 32) { bufferFrames = i }
+                    case ("headless", "width"): if let i = int(v, "headless.width", min: 16) { headlessWidth = i }
+                    case ("headless", "height"): if let i = int(v, "headless.height", min: 16) { headlessHeight = i }
+                    case ("headless", "refresh"): if let i = int(v, "headless.refresh", min: 1) { headlessRefresh = Double(i) }
+                    default: problems.append("\(key).\(k): unknown field \"\(k)\"")
+                    }
+                }
+            default: problems.append("\(key): unknown field \"\(key)\"")
+            }
+        }
+        if bufferFrames < periodFrames * 2 { problems.append("audio.bufferFrames: must be at least twice audio.periodFrames") }
+        if !problems.isEmpty { throw ConfigError(problems: problems) }
+    }
+
+    /// Applies the config to run options (command-line flags applied later win).
+    public func apply(to o: inout RunOptions) {
+        o.output = output
+        o.connector = connector
+        o.audioDevice = audioDevice
+        o.periodFrames = periodFrames
+        o.bufferFrames = bufferFrames
+        o.headlessWidth = headlessWidth
+        o.headlessHeight = headlessHeight
+        o.headlessRefresh = headlessRefresh
+    }
+}
+
+public struct ConfigError: Error, CustomStringConvertible {
+    public var problems: [String]
+    public var description: String { problems.joined(separator: "\n") }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import KMS
+import PCM
+
+/// `vitrine probe`: what this machine offers for output, and what is missing.
+public enum Probe {
+    public static func report() -> String {
+        var out = "== DRM/KMS ==\n" + KMSProbe.report() + "\n== ALSA ==\n"
+        let cards = PCMDevice.cards()
+        if cards.isEmpty {
+            out += "no sound cards (/proc/asound): ALSA output only through software PCMs (null, file)\n"
+        } else {
+            for c in cards { out += "card \(c.index): \(c.name)\n" }
+        }
+        let pcms = PCMDevice.availablePCMs()
+        out += "PCMs:\n"
+        for p in pcms { out += "  \(p.name)\(p.description.isEmpty ? "" : " — " + p.description.replacingOccurrences(of: "\n", with: " "))\n" }
+        if pcms.isEmpty { out += "  (none)\n" }
+        out += "\n== Headless ==\nalways available (--output headless)\n"
+        return out
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import VitrineCore
+
+/// How `vitrine run` and `vitrine play` drive the outputs.
+public struct RunOptions: Sendable {
+    public enum OutputKind: String, Sendable { case auto, drm, headless }
+    public var output: OutputKind = .auto
+    /// Headless: write the composited video and audio to this file (Matroska), as fast as the CPU allows.
+    public var recordPath: String?
+    /// Headless: catalog times (seconds from the start of the run) at which to write PNG snapshots.
+    public var snapshotTimes: [Double] = []
+    public var snapshotDirectory: String = "."
+    /// Stop after this many seconds of catalog time.
+    public var duration: Double?
+    /// Headless: pace vblanks on the monotonic clock (default: only when not recording or snapshotting).
+    public var realtime: Bool?
+    /// Headless screen size and vblank rate used when `display.mode` is not an exact mode.
+    public var headlessWidth = 1280
+    public var headlessHeight = 720
+    public var headlessRefresh = 30.0
+    /// DRM: connector name (e.g. `HDMI-A-1`); nil picks the first connected one.
+    public var connector: String?
+    /// DRM device path; nil picks the first `/dev/dri/card*`.
+    public var card: String?
+    /// ALSA: override the manifest's `audio.device`; `none` disables audio output.
+    public var audioDevice: String?
+    /// ALSA period and buffer sizes in frames (config `audio.periodFrames`, `audio.bufferFrames`).
+    public var periodFrames: Int = 1024
+    public var bufferFrames: Int = 4096
+    /// Output audio format when no device decides it (headless).
+    public var audioRate = 48000
+    public var audioChannels = 2
+
+    public init() {}
+}
+
+/// What a run did, printed when `run` exits.
+public struct RunStatistics: Sendable, CustomStringConvertible {
+    public var framesPresented = 0
+    public var framesDropped = 0
+    public var vblanks = 0
+    public var xruns = 0
+    /// Audio frames replaced by silence because a decoder fell behind.
+    public var audioUnderflowFrames = 0
+    /// A/V offset in milliseconds: presented frame PTS minus the audio clock at its vblank.
+    public var avOffsetMeanMs = 0.0
+    public var avOffsetMaxMs = 0.0
+    public var avSamples = 0
+    public var itemsStarted = 0
+    public var itemsFailed = 0
+    /// Catalog seconds played.
+    public var catalogSeconds = 0.0
+    public var wallSeconds = 0.0
+    public var output = ""
+    public var audio = ""
+
+    public var description: String {
+        """
+        output: \(output)
+        audio: \(audio)
+        frames presented: \(framesPresented)
+        frames dropped: \(framesDropped)
+        xruns: \(xruns)
+        audio underflow: \(audioUnderflowFrames) frames
+        A/V offset: mean \(String(format: "%.2f", avOffsetMeanMs)) ms, max \(String(format: "%.2f", avOffsetMaxMs)) ms (\(avSamples) frames)
+        catalog time: \(String(format: "%.2f", catalogSeconds)) s in \(String(format: "%.2f", wallSeconds)) s wall
+        """
+    }
+}

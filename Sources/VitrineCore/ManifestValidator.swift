@@ -1,0 +1,350 @@
+// The walk over a parsed manifest: checks every field against v1, records every problem with its
+// JSON path, and builds the `Manifest` as it goes (used only when no problem is an error).
+
+/// Validates one manifest document in a single pass; see `ManifestParser` for the rules.
+struct ManifestValidator {
+    typealias Members = [(key: String, value: JSONValue)]
+
+    private(set) var problems: [ManifestProblem] = []
+    /// `playlist` ids mapped to the index of their first item, for references and duplicates.
+    private var itemIndex: [String: Int] = [:]
+    /// Ids in `overlays`; nil when `overlays` is malformed, so references to it go unchecked.
+    private var overlayIDs: Set<String>? = []
+    /// Called for each well-formed `src`; returns a reason when the file is unusable.
+    private let checkFile: (String) -> String?
+
+    init(checkFile: @escaping (String) -> String?) { self.checkFile = checkFile }
+
+    // MARK: Top level
+
+    mutating func manifest(_ root: JSONValue) -> Manifest {
+        var manifest = Manifest()
+        guard let members = object(root, at: "") else { return manifest }
+        collectIDs(members)
+        for (key, value) in members {
+            switch key {
+            case "schema":
+                if let schema = string(value, at: key), schema != Manifest.schemaV1 {
+                    error(key, "unsupported schema \"\(schema)\" (expected \"\(Manifest.schemaV1)\")")
+                }
+            case "version": manifest.version = integer(value, at: key, minimum: 0) ?? 0
+            case "title": manifest.title = string(value, at: key) ?? ""
+            case "display": manifest.display = display(value, at: key)
+            case "audio": manifest.audio = audio(value, at: key)
+            case "loop": manifest.loop = bool(value, at: key) ?? true
+            case "playlist":
+                guard let items = array(value, at: key) else { break }
+                if items.isEmpty { error(key, "must contain at least one item") }
+                manifest.playlist = items.indices.map { item(items[$0], index: $0) }
+            case "overlays", "idle": _ = object(value, at: key)  // content is validated by a later version
+            default: unknownField(key, at: "")
+            }
+        }
+        require(["schema", "version", "playlist"], in: members, at: "")
+        return manifest
+    }
+
+    /// Records item ids (first occurrence wins) and overlay ids before the walk, so references may point forward.
+    private mutating func collectIDs(_ members: Members) {
+        if case let .array(items)? = field("playlist", members) {
+            for (index, item) in items.enumerated() {
+                if case let .string(id)? = item["id"], !id.isEmpty, itemIndex[id] == nil { itemIndex[id] = index }
+            }
+        }
+        switch field("overlays", members) {
+        case nil: overlayIDs = []
+        case let .object(overlays)?: overlayIDs = Set(overlays.map(\.key))
+        default: overlayIDs = nil
+        }
+    }
+
+    private mutating func display(_ value: JSONValue, at path: String) -> DisplaySettings {
+        var display = DisplaySettings()
+        for (key, value) in object(value, at: path) ?? [] {
+            let at = path + "." + key
+            switch key {
+            case "mode":
+                guard let text = string(value, at: at) else { break }
+                if let mode = DisplayModeRequest(parsing: text) { display.mode = mode } else {
+                    error(at, "invalid mode \"\(text)\" (expected \"WxH@Hz\", \"preferred\" or \"highest\")")
+                }
+            case "rotation":
+                guard let degrees = integer(value, at: at, minimum: nil) else { break }
+                if let rotation = Rotation(rawValue: degrees) { display.rotation = rotation } else {
+                    error(at, "must be 0, 90, 180 or 270 (found \(degrees))")
+                }
+            case "fit":
+                guard let text = string(value, at: at) else { break }
+                if let fit = Fit(rawValue: text) { display.fit = fit } else {
+                    error(at, "unknown fit \"\(text)\" (expected contain, cover or stretch)")
+                }
+            case "background":
+                guard let text = string(value, at: at) else { break }
+                if let colour = RGBColor(hex: text) { display.background = colour } else {
+                    error(at, "invalid colour \"\(text)\" (expected #RRGGBB)")
+                }
+            default: unknownField(key, at: path)
+            }
+        }
+        return display
+    }
+
+    private mutating func audio(_ value: JSONValue, at path: String) -> AudioSettings {
+        var audio = AudioSettings()
+        for (key, value) in object(value, at: path) ?? [] {
+            let at = path + "." + key
+            switch key {
+            case "device": audio.device = nonEmptyString(value, at: at) ?? audio.device
+            case "volume": audio.volume = fraction(value, at: at) ?? audio.volume
+            default: unknownField(key, at: path)
+            }
+        }
+        return audio
+    }
+
+    // MARK: Playlist items
+
+    private mutating func item(_ value: JSONValue, index: Int) -> PlaylistItem {
+        let path = "playlist[\(index)]"
+        var item = PlaylistItem(id: "", type: .video, src: "")
+        guard let members = object(value, at: path) else { return item }
+        var cueTimes: [(path: String, time: JSONNumber)] = []
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "id":
+                guard let id = nonEmptyString(value, at: at) else { break }
+                item.id = id
+                if let first = itemIndex[id], first != index { error(at, "duplicate id \"\(id)\" (also playlist[\(first)])") }
+            case "type":
+                guard let text = string(value, at: at) else { break }
+                if let type = PlaylistItem.Kind(rawValue: text) { item.type = type } else {
+                    error(at, "unknown type \"\(text)\" (expected video, image or audio)")
+                }
+            case "src":
+                guard let src = string(value, at: at) else { break }
+                item.src = src
+                if let reason = Self.srcProblem(src) ?? checkFile(src) { error(at, reason) }
+            case "duration": item.duration = positive(value, at: at)?.value
+            case "size": item.size = integer(value, at: at, minimum: 0)
+            case "sha256":
+                guard let hex = string(value, at: at) else { break }
+                if hex.utf8.count == 64, hex.utf8.allSatisfy(Self.isHexDigit) { item.sha256 = hex.lowercased() } else {
+                    error(at, "expected 64 hexadecimal digits, found \"\(hex)\"")
+                }
+            case "transition": item.transition = transition(value, at: at)
+            case "cuePoints": item.cuePoints = cuePoints(value, at: at, times: &cueTimes)
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["id", "type", "src"], in: members, at: path)
+        if item.type == .image, field("type", members) != nil, field("duration", members) == nil {
+            error(path + ".duration", "required for images")
+        }
+        if item.duration != nil, case let .number(duration)? = field("duration", members) {
+            for cue in cueTimes where cue.time.value > duration.value {
+                warning(cue.path, "\(cue.time) is past the item's duration of \(duration)")
+            }
+        }
+        return item
+    }
+
+    /// Why `src` is not an acceptable relative path, or nil when it is.
+    static func srcProblem(_ src: String) -> String? {
+        if src.isEmpty { return "must not be empty" }
+        if src.utf8.contains(0) { return "must not contain a NUL character" }
+        if src.hasPrefix("/") { return "must be a relative path, not absolute: \(src)" }
+        if src.contains("\\") { return "must use \"/\" between folders, not \"\\\": \(src)" }
+        if src.split(separator: "/").contains("..") { return "must not contain a \"..\" component: \(src)" }
+        return nil
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+    }
+
+    private mutating func transition(_ value: JSONValue, at path: String) -> Transition? {
+        guard let members = object(value, at: path) else { return nil }
+        var type: Transition.Kind?, duration: Double?
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "type":
+                guard let text = string(value, at: at) else { break }
+                type = Transition.Kind(rawValue: text)
+                if type == nil { error(at, "unknown transition \"\(text)\" (expected cut or crossfade)") }
+            case "duration": duration = nonNegative(value, at: at)?.value
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["type"], in: members, at: path)
+        return type.map { Transition(type: $0, duration: duration) }
+    }
+
+    private mutating func cuePoints(_ value: JSONValue, at path: String,
+                                    times: inout [(path: String, time: JSONNumber)]) -> [CuePoint] {
+        var firstIndex: [String: Int] = [:]
+        return (array(value, at: path) ?? []).enumerated().map { index, value in
+            let cuePath = "\(path)[\(index)]"
+            var cue = CuePoint(time: 0, id: "", action: .pause)
+            guard let members = object(value, at: cuePath) else { return cue }
+            for (key, value) in members {
+                let at = cuePath + "." + key
+                switch key {
+                case "time":
+                    guard let time = nonNegative(value, at: at) else { break }
+                    cue.time = time.value
+                    times.append((at, time))
+                case "id":
+                    guard let id = nonEmptyString(value, at: at) else { break }
+                    cue.id = id
+                    if let first = firstIndex[id] { error(at, "duplicate id \"\(id)\" (also \(path)[\(first)])") } else {
+                        firstIndex[id] = index
+                    }
+                case "action": cue.action = action(value, at: at) ?? cue.action
+                default: unknownField(key, at: cuePath)
+                }
+            }
+            require(["time", "id", "action"], in: members, at: cuePath)
+            return cue
+        }
+    }
+
+    // MARK: Actions
+
+    /// The fields each action type takes besides `type`, and which of them are required.
+    private static let actionFields: [String: (fields: [String], required: [String])] = [
+        "log": (["message"], ["message"]), "jump": (["item", "time"], ["item"]), "seek": (["time"], ["time"]),
+        "pause": ([], []), "resume": ([], []), "setVolume": (["volume"], ["volume"]),
+        "showOverlay": (["overlay"], ["overlay"]), "hideOverlays": ([], []),
+    ]
+
+    private mutating func action(_ value: JSONValue, at path: String) -> Action? {
+        guard let members = object(value, at: path) else { return nil }
+        guard let typeValue = field("type", members) else { require(["type"], in: members, at: path); return nil }
+        guard let type = string(typeValue, at: path + ".type") else { return nil }
+        guard let spec = Self.actionFields[type] else {
+            error(path + ".type", "unknown action type \"\(type)\" (expected log, jump, seek, pause, resume, "
+                + "setVolume, showOverlay or hideOverlays)")
+            return nil
+        }
+        var text = "", number: Double?
+        for (key, value) in members where key != "type" {
+            let at = path + "." + key
+            guard spec.fields.contains(key) else { unknownField(key, at: path); continue }
+            switch key {
+            case "message": text = string(value, at: at) ?? ""
+            case "item":
+                guard let id = string(value, at: at) else { break }
+                text = id
+                if itemIndex[id] == nil { error(at, "unknown item \"\(id)\"") }
+            case "overlay":
+                guard let id = string(value, at: at) else { break }
+                text = id
+                if let overlayIDs, !overlayIDs.contains(id) {
+                    error(at, overlayIDs.isEmpty ? "unknown overlay \"\(id)\" (the manifest has no overlays)"
+                                                 : "unknown overlay \"\(id)\"")
+                }
+            case "time": number = nonNegative(value, at: at)?.value
+            default: number = fraction(value, at: at)  // "volume"
+            }
+        }
+        require(spec.required, in: members, at: path)
+        switch type {
+        case "log": return .log(message: text)
+        case "jump": return .jump(item: text, time: number)
+        case "seek": return .seek(time: number ?? 0)
+        case "pause": return .pause
+        case "resume": return .resume
+        case "setVolume": return .setVolume(number ?? 1)
+        case "showOverlay": return .showOverlay(text)
+        default: return .hideOverlays
+        }
+    }
+
+    // MARK: Typed readers: each returns the value, or records why not and returns nil.
+
+    private mutating func object(_ value: JSONValue, at path: String) -> Members? {
+        if case let .object(members) = value { return members }
+        return mismatch("an object", value, at: path)
+    }
+
+    private mutating func array(_ value: JSONValue, at path: String) -> [JSONValue]? {
+        if case let .array(elements) = value { return elements }
+        return mismatch("an array", value, at: path)
+    }
+
+    private mutating func string(_ value: JSONValue, at path: String) -> String? {
+        if case let .string(text) = value { return text }
+        return mismatch("a string", value, at: path)
+    }
+
+    private mutating func nonEmptyString(_ value: JSONValue, at path: String) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        if text.isEmpty { error(path, "must not be empty"); return nil }
+        return text
+    }
+
+    private mutating func bool(_ value: JSONValue, at path: String) -> Bool? {
+        if case let .bool(flag) = value { return flag }
+        return mismatch("a boolean", value, at: path)
+    }
+
+    private mutating func number(_ value: JSONValue, at path: String) -> JSONNumber? {
+        if case let .number(number) = value { return number }
+        return mismatch("a number", value, at: path)
+    }
+
+    /// An integral number (`3` or `3.0`, as JSON Schema's "integer") that fits an `Int`, and is ≥ `minimum`.
+    private mutating func integer(_ value: JSONValue, at path: String, minimum: Int?) -> Int? {
+        guard case let .number(number) = value else { return mismatch("an integer", value, at: path) }
+        guard number.isIntegral else { error(path, "expected an integer, found \(number)"); return nil }
+        guard let int = number.intValue else { error(path, "integer out of range: \(number)"); return nil }
+        if let minimum, int < minimum { error(path, "must be at least \(minimum) (found \(number))"); return nil }
+        return int
+    }
+
+    private mutating func nonNegative(_ value: JSONValue, at path: String) -> JSONNumber? {
+        guard let number = number(value, at: path) else { return nil }
+        if number.value < 0 { error(path, "must not be negative (found \(number))"); return nil }
+        return number
+    }
+
+    private mutating func positive(_ value: JSONValue, at path: String) -> JSONNumber? {
+        guard let number = number(value, at: path) else { return nil }
+        if number.value <= 0 { error(path, "must be greater than 0 (found \(number))"); return nil }
+        return number
+    }
+
+    /// A number in 0…1, such as a volume.
+    private mutating func fraction(_ value: JSONValue, at path: String) -> Double? {
+        guard let number = number(value, at: path) else { return nil }
+        if !(0...1).contains(number.value) { error(path, "must be between 0 and 1 (found \(number))"); return nil }
+        return number.value
+    }
+
+    // MARK: Recording
+
+    private func field(_ key: String, _ members: Members) -> JSONValue? { members.first { $0.key == key }?.value }
+
+    private mutating func require(_ keys: [String], in members: Members, at path: String) {
+        for key in keys where field(key, members) == nil { error(path.isEmpty ? key : path + "." + key, "required") }
+    }
+
+    private mutating func unknownField(_ key: String, at path: String) {
+        error(path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"")
+    }
+
+    private mutating func mismatch<T>(_ expected: String, _ value: JSONValue, at path: String) -> T? {
+        error(path, "expected \(expected), found \(value.typeDescription)")
+        return nil
+    }
+
+    private mutating func error(_ path: String, _ reason: String) {
+        problems.append(ManifestProblem(path: path, reason: reason, severity: .error))
+    }
+
+    private mutating func warning(_ path: String, _ reason: String) {
+        problems.append(ManifestProblem(path: path, reason: reason, severity: .warning))
+    }
+}
