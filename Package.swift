@@ -37,6 +37,7 @@ let package = Package(
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
     ]
 )

@@ -20,7 +20,7 @@ public struct CanvasError: Error, CustomStringConvertible, Equatable, Sendable {
     ///
     /// The message comes from `cairo_status_to_string`; this is the only place the module converts statuses to text.
     public var description: String {
-        let message = cairo_status_to_string(cairo_status_t(rawValue: numericCast(status))).map { String(cString: $0) }
+        let message = cairo_status_to_string(cairo_status_t(rawValue: .init(truncatingIfNeeded: status))).map { String(cString: $0) }
         return "\(operation): \(message ?? "unknown status") (\(status))"
     }
 }

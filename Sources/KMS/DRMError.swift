@@ -56,7 +56,8 @@ public struct DRMError: Error, CustomStringConvertible, Equatable, Sendable {
 ///
 /// libdrm mixes two conventions: `drmIoctl` and libc return `-1` and set `errno`, while most
 /// `drmMode*` functions return `-errno`. `check` accepts both: `errno` is cleared before the call,
-/// and a result of `-1` with `errno` set means "look at errno", any other negative value is `-errno`.
+/// a result of `-1` means "look at errno" (`EIO` if it is still 0), any other negative value is
+/// `-errno`. (A `drmMode*` call that returns `-EPERM` also leaves `errno` at `EPERM`.)
 /// `EBADF` and `EFAULT` can only come from a bug in this module (the descriptor and the pointers
 /// are ours), so they stop the program, as swift-nio does.
 enum DRMCall {
@@ -86,7 +87,8 @@ enum DRMCall {
             let result = body()
             if result >= 0 { return result }
             let current = Self.currentErrno()
-            let code = (result == -1 && current != 0) ? current : -result
+            // -1 with errno 0: a libdrm failure that is not a system call (drmHandleEvent's short read).
+            let code = result == -1 ? (current != 0 ? current : EIO) : -result
             if code == EINTR && retryOnInterrupt { continue }
             Self.preconditionNotABug(code, operation())
             throw DRMError(operation: operation(), errno: code)

@@ -62,6 +62,7 @@ public final class Scanout {
     }
 
     private struct AtomicObjects {
+        var planeID: UInt32
         var crtc: CRTCProperties
         var connector: ConnectorProperties
         var plane: PlaneProperties
@@ -137,6 +138,7 @@ public final class Scanout {
                                detail: "no primary plane can be used with this CRTC")
             }
             atomic = AtomicObjects(
+                planeID: plane.id,
                 crtc: try CRTCProperties(device.properties(of: crtcID, type: .crtc)),
                 connector: try ConnectorProperties(device.properties(of: connector.id, type: .connector)),
                 plane: try PlaneProperties(device.properties(of: plane.id, type: .plane)))
@@ -302,8 +304,9 @@ public final class Scanout {
     // MARK: - Restoring
 
     /// Puts the CRTC back as it was found: the saved framebuffer, position and mode on this
-    /// connector. If nothing was shown before (no framebuffer), or that fails, turns the CRTC
-    /// off, so the screen goes black rather than keeping a frozen frame. Used by atomic clients
+    /// connector. If nothing was shown before (no framebuffer), or that fails, clears the buffer
+    /// on screen to black and turns the CRTC off, so the screen goes black rather than keeping a
+    /// frozen frame. Used by atomic clients
     /// too. Does nothing if this output never presented; calling it twice is harmless. The next
     /// `present()` sets the mode again. Errors are kept in `restoreError`.
     ///
@@ -312,8 +315,9 @@ public final class Scanout {
         guard hasTakenOver else { return }
         if pending != nil {
             _ = try? waitForPageFlip(timeout: Self.flipTimeout)
-            pending = nil  // If it never came, forget it: its PendingFlip stays valid for a late event.
         }
+        let visible = [front, pending?.bufferIndex].compactMap { $0 }
+        pending = nil  // If its event never came, forget it: its PendingFlip stays valid for a late event.
         let fd = fd, crtcID = crtcID
         restoreError = nil
         if saved.framebufferID != 0, let timing = saved.timing {
@@ -330,6 +334,9 @@ public final class Scanout {
                 restoreError = error
             }
         }
+        // Blank our visible buffers first: some devices (QEMU's bochs-display) keep showing the
+        // last frame after the CRTC is off. The back buffer is left as it is.
+        for index in visible { buffers[index].fill(0) }
         do {
             try DRMCall.check("drmModeSetCrtc(off \(crtcID))") { drmModeSetCrtc(fd, crtcID, 0, 0, 0, nil, 0, nil) }
         } catch {
@@ -352,7 +359,7 @@ public final class Scanout {
     /// active, plane position); without, only the plane's new framebuffer.
     private func commit(_ objects: AtomicObjects, buffer index: Int, _ commitMode: CommitMode,
                         modeset: Bool, flip: PendingFlip?) throws(DRMError) {
-        guard let planeID = primaryPlaneID else { return }
+        let planeID = objects.planeID
         let request = try AtomicRequest()
         let framebufferID = UInt64(buffers[index].framebufferID)
         if modeset {

@@ -108,9 +108,10 @@ public final class PCMDevice: @unchecked Sendable {
 
     /// Frames written but not yet heard: the audio master clock.
     ///
-    /// Includes frames queued before the stream started (state `prepared`). Returns 0 when no
-    /// stream is set up (`setup` after `drop()`/`drain()`, `xrun`) or on any error; never negative.
-    /// Plugins without a clock (`null`, `file`) report 0.
+    /// Includes frames queued before the stream started (state `prepared`), and the device's own
+    /// latency past the ring buffer, so it can exceed `bufferFrames` (a sound server's sink, a
+    /// codec FIFO). Returns 0 when no stream is set up (`setup` after `drop()`/`drain()`, `xrun`)
+    /// or on any error; never negative. Plugins without a clock (`null`, `file`) report 0.
     ///
     /// The corresponding C function is `snd_pcm_delay`.
     public func delay() -> Int {

@@ -34,7 +34,7 @@ public struct PCMState: RawRepresentable, Hashable, Sendable, CustomStringConver
     ///
     /// The corresponding C function is `snd_pcm_state_name`.
     public var description: String {
-        snd_pcm_state_name(snd_pcm_state_t(rawValue: numericCast(rawValue))).map { String(cString: $0) }
+        snd_pcm_state_name(snd_pcm_state_t(rawValue: .init(truncatingIfNeeded: rawValue))).map { String(cString: $0) }
             ?? "state \(rawValue)"
     }
 }

@@ -12,7 +12,7 @@ public struct SampleFormat: RawRepresentable, Hashable, Sendable, CustomStringCo
 
     init(_ format: snd_pcm_format_t) { self.rawValue = Int32(format.rawValue) }
 
-    var alsa: snd_pcm_format_t { snd_pcm_format_t(rawValue: numericCast(rawValue)) }
+    var alsa: snd_pcm_format_t { snd_pcm_format_t(rawValue: .init(truncatingIfNeeded: rawValue)) }
 
     /// Signed 16-bit little-endian (`SND_PCM_FORMAT_S16_LE`).
     public static let s16le = SampleFormat(SND_PCM_FORMAT_S16_LE)

@@ -9,7 +9,11 @@ import PCM
 /// being heard: (frames written − `snd_pcm_delay`) / rate, advanced by the monotonic time since it
 /// was read.
 final class ALSAAudio: @unchecked Sendable {
-    let device: PCMDevice
+    /// The PCM; released (closed, flushing plugins such as `file`) by `stop()`.
+    private var device: PCMDevice?
+    private let name: String
+    private let negotiated: PCMConfiguration
+    private var finalXruns = 0
     let format: AudioFormat
     private let log: Logger
     private let clock = Mutex<(written: Int, delay: Int, at: Double, started: Bool)>((0, 0, 0, false))
@@ -18,9 +22,13 @@ final class ALSAAudio: @unchecked Sendable {
     private let done = NSCondition()
     private var finished = false
 
-    init(device name: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int, log: Logger) throws {
-        device = try PCMDevice(name: name, requested: PCMConfiguration(rate: rate, channels: channels, format: .s16le,
-                                                                      periodFrames: periodFrames, bufferFrames: bufferFrames))
+    init(device name: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int, configText: String?, log: Logger) throws {
+        let device = try PCMDevice(name: name, requested: PCMConfiguration(rate: rate, channels: channels, format: .s16le,
+                                                                      periodFrames: periodFrames, bufferFrames: bufferFrames),
+                             configText: configText)
+        self.device = device
+        self.name = name
+        negotiated = device.negotiated
         let n = device.negotiated
         format = AudioFormat(sampleRate: n.rate, channels: n.channels)
         self.log = log
@@ -29,17 +37,20 @@ final class ALSAAudio: @unchecked Sendable {
     }
 
     var summary: String {
-        let n = device.negotiated
-        return "ALSA \(device.name): \(n.rate) Hz, \(n.channels) ch, \(n.format), period \(n.periodFrames ?? 0), buffer \(n.bufferFrames ?? 0) frames"
+        let n = negotiated
+        return "ALSA \(name): \(n.rate) Hz, \(n.channels) ch, \(n.format), period \(n.periodFrames ?? 0), buffer \(n.bufferFrames ?? 0) frames"
     }
 
-    var xrunCount: Int { device.xrunCount }
+    var xrunCount: Int { device?.xrunCount ?? finalXruns }
 
     func start(timeline: Timeline, volume: Double) {
         running.store(true, ordering: .relaxed)
-        let period = device.negotiated.periodFrames ?? 1024
+        guard device != nil else { return }
+        let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
         let t = Thread { [self] in
+            // A local reference that ends with this body, so `stop()` can close the PCM.
+            guard let device = self.device else { return }
             while running.load(ordering: .relaxed) {
                 var samples = timeline.pullAudio(frames: period, timeout: periodTime)
                 if samples.isEmpty { if timeline.isFinished { break } else { continue } }
@@ -78,5 +89,9 @@ final class ALSAAudio: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: 2)
         while !finished { if !done.wait(until: deadline) { break } }
         done.unlock()
+        // Close the PCM now (the `file` plugin writes its WAV header on close).
+        thread = nil
+        finalXruns = device?.xrunCount ?? finalXruns
+        device = nil
     }
 }

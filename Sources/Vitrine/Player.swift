@@ -33,10 +33,17 @@ public final class Player {
 
     /// Installs SIGINT/SIGTERM handlers that end `run()` at the next vblank (so the CRTC is restored).
     public static func installSignalHandlers() {
+        stopSignal.store(false, ordering: .relaxed)
         signal(SIGINT) { _ in stopSignal.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(true, ordering: .relaxed) }
         signal(SIGPIPE, SIG_IGN)
     }
+
+    /// Whether SIGINT/SIGTERM or `requestStop()` asked the player to stop.
+    public static var stopRequested: Bool { stopSignal.load(ordering: .relaxed) }
+
+    /// Clears a previous stop request (tests run several players in one process).
+    public static func clearStopRequest() { stopSignal.store(false, ordering: .relaxed) }
 
     /// Asks a running `run()` to stop at the next vblank.
     public static func requestStop() { stopSignal.store(true, ordering: .relaxed) }
@@ -45,7 +52,6 @@ public final class Player {
     /// - Throws: `PlayerError.deviceUnavailable` when `--output drm` was asked for and no display can be
     ///   opened; output errors that end presentation.
     public func run() throws -> RunStatistics {
-        stopSignal.store(false, ordering: .relaxed)
         let wallStart = monotonicNow()
         var stats = RunStatistics()
 
@@ -89,7 +95,16 @@ public final class Player {
                 }
             }
         }
-        audio?.start(timeline: timeline, volume: manifest.audio.volume)
+        if let audio {
+            // Schedule the first item and let it open before the device starts, so playback does not
+            // begin with invented silence.
+            timeline.maintain(position: 0)
+            let deadline = monotonicNow() + 2
+            while let e = timeline.entry(at: 0), e.source.state == .opening, monotonicNow() < deadline {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            audio.start(timeline: timeline, volume: manifest.audio.volume)
+        }
         defer { audio?.stop() }
 
         let period = 1 / output.refreshRate
@@ -128,7 +143,18 @@ public final class Player {
             } else {
                 timeline.maintain(position: position)
                 if timeline.isFinished { break }
-                let entry = timeline.entry(at: position)
+                var entry = timeline.entry(at: position)
+                // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
+                // and be skipped); a real clock keeps showing the previous picture meanwhile.
+                while let e = entry, e.source.state == .opening {
+                    guard deterministic else { entry = nil; break }
+                    Thread.sleep(forTimeInterval: 0.001)
+                    if e.source.state != .opening {
+                        timeline.maintain(position: position)
+                        entry = timeline.entry(at: position)
+                    }
+                }
+                if let e = entry, case .failed = e.source.state { entry = nil }
                 if entry !== currentEntry, let entry {
                     if let c = currentFrame, !currentFrameShown, currentEntry != nil { _ = c; stats.framesDropped += 1 }
                     currentEntry = entry
@@ -224,7 +250,8 @@ public final class Player {
         if !drm && options.audioDevice == nil { return nil }
         do {
             return try ALSAAudio(device: device, rate: options.audioRate, channels: options.audioChannels,
-                                 periodFrames: options.periodFrames, bufferFrames: options.bufferFrames, log: log.child("alsa"))
+                                 periodFrames: options.periodFrames, bufferFrames: options.bufferFrames,
+                                 configText: options.alsaConfigText, log: log.child("alsa"))
         } catch {
             log.error("audio device \(device) unavailable, playing without sound: \(error)")
             return nil

@@ -4,7 +4,9 @@ import Foundation
 /// `push` blocks while full unless `force` is set; `close()` wakes everyone and ends the stream.
 final class FrameQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// Slots before `head` were popped and hold nil, so a taken frame (and the decoder buffer it pins)
+    /// is released as soon as its consumer drops it, not when the array is next compacted.
+    private var items: [Element?] = []
     private var head = 0
     private(set) var closed = false
     private var finished = false
@@ -45,14 +47,15 @@ final class FrameQueue<Element>: @unchecked Sendable {
     /// The first item without removing it.
     func peek() -> Element? {
         condition.lock(); defer { condition.unlock() }
-        return count > 0 ? items[head] : nil
+        return count > 0 ? items[head]! : nil
     }
 
     /// Removes and returns the first item, or nil if empty (never blocks).
     func pop() -> Element? {
         condition.lock(); defer { condition.unlock() }
         guard count > 0 else { return nil }
-        let e = items[head]
+        let e = items[head]!
+        items[head] = nil
         head += 1
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()

@@ -24,6 +24,9 @@ public struct RunOptions: Sendable {
     public var card: String?
     /// ALSA: override the manifest's `audio.device`; `none` disables audio output.
     public var audioDevice: String?
+    /// Extra ALSA configuration text loaded on top of the system's (for example a `file` PCM that
+    /// captures to a WAV); the PCM named by `audioDevice` may be defined here.
+    public var alsaConfigText: String?
     /// ALSA period and buffer sizes in frames (config `audio.periodFrames`, `audio.bufferFrames`).
     public var periodFrames: Int = 1024
     public var bufferFrames: Int = 4096

@@ -85,14 +85,16 @@ final class Timeline: @unchecked Sendable {
                 s.audioFrame = max(s.audioFrame, posFrame)
             }
             // Failed items: log once, drop, and count toward the slate.
-            for e in s.entries {
-                guard case .failed(let why) = e.source.state else { continue }
+            // (The state is read once per entry: a decoder thread may fail between two reads.)
+            var failed: [(Entry, String)] = []
+            for e in s.entries { if case .failed(let why) = e.source.state { failed.append((e, why)) } }
+            for (e, why) in failed {
                 s.failures.append("\(e.source.item.id): \(why)")
                 log.error("skipping \(e.source.item.id) (\(e.source.item.src)): \(why)", ["file": e.source.path])
                 s.consecutiveFailures += 1
                 e.source.cancel()
             }
-            s.entries.removeAll { if case .failed = $0.source.state { return true } else { return false } }
+            s.entries.removeAll { e in failed.contains { $0.0 === e } }
             if s.consecutiveFailures >= max(1, playlist.count) {
                 s.slateMessage = "Nothing in this catalog can play.\n" + s.failures.suffix(6).joined(separator: "\n")
                 s.slateUntil = position + 10
@@ -185,9 +187,11 @@ final class Timeline: @unchecked Sendable {
                 let wait = waited < timeout ? min(0.005, timeout - waited) : 0
                 let mayHaveAudio = entry.source.hasAudio || entry.source.state == .opening
                 n = entry.source.audio.take(maxFrames: limit, into: &out, timeout: mayHaveAudio ? wait : 0)
-                if n == 0 && !mayHaveAudio && end == nil && wait > 0 {
-                    // A video-only item still decoding: its length (and so its silence) is not known yet.
-                    Thread.sleep(forTimeInterval: wait)
+                if n == 0 && !mayHaveAudio {
+                    // An item with no audio stream plays silence; never wait on its decoder, which may be
+                    // blocked on a full video queue that only this clock drains.
+                    n = limit
+                    out.append(contentsOf: repeatElement(0, count: n * format.channels))
                 }
                 if n == 0 {
                     if let end, entry.source.audio.isDrained || !entry.source.hasAudio && entry.source.state != .opening {

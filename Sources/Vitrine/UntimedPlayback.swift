@@ -15,22 +15,35 @@ public enum UntimedPlayback {
     ///   conversion matches `ffmpeg -pix_fmt bgra` (format conversion, no scaling).
     /// - Throws: `AVError` when the file cannot be opened or has no video.
     public static func run(path: String, width: Int?, height: Int?, log: Logger) throws -> Result {
-        let probe = try MediaFile(path: path, video: true, audio: false)
-        guard let v = probe.video else { throw AVError(operation: "av_find_best_stream", message: "no video stream") }
-        let w = width ?? v.width, h = height ?? v.height
         let item = PlaylistItem(id: "bench", type: .video, src: path)
         let source = ItemSource(item: item, path: path, generation: 1, audioFormat: AudioFormat(sampleRate: 48000, channels: 2),
                                 untimed: true, log: log)
-        let output = HeadlessOutput(width: w, height: h, refreshRate: v.frameRate > 0 ? v.frameRate : 30, realtime: false)
-        let compositor = Compositor(display: DisplaySettings(), log: log)
+        defer { source.cancel() }
         // Audio is not part of this measurement: drain it so the decoder never blocks on it.
+        var sink: [Int16] = []
+        func drainAudio() {
+            sink.removeAll(keepingCapacity: true)
+            _ = source.audio.take(maxFrames: .max, into: &sink, timeout: 0)
+        }
         let start = monotonicNow()
         source.start()
+        // The decoder thread opens the file once; take the stream info from it (no separate probe open).
+        while source.video.isEmpty && !source.video.isFinished {
+            source.video.waitForItem(timeout: 0.05)
+            drainAudio()
+        }
+        if case .failed(let reason) = source.state { throw AVError(operation: path, message: reason) }
+        guard let v = source.videoInfo, source.hasVideo else {
+            throw AVError(operation: "av_find_best_stream", message: "no video stream")
+        }
+        let w = width ?? v.width, h = height ?? v.height
+        let output = HeadlessOutput(width: w, height: h, refreshRate: v.frameRate > 0 ? v.frameRate : 30, realtime: false)
+        let compositor = Compositor(display: DisplaySettings(), log: log)
         var frames = 0
         while true {
-            source.video.waitForItem(timeout: 1)
-            var sink: [Int16] = []
-            _ = source.audio.take(maxFrames: .max, into: &sink, timeout: 0)
+            // A short timeout: audio arriving while no picture is queued is drained promptly.
+            source.video.waitForItem(timeout: 0.05)
+            drainAudio()
             if let f = source.video.pop() {
                 try output.present { try compositor.draw(.frame(f, generation: frames), into: $0) }
                 frames += 1
@@ -39,7 +52,6 @@ public enum UntimedPlayback {
             }
         }
         let elapsed = monotonicNow() - start
-        source.cancel()
         return Result(frames: frames, seconds: elapsed)
     }
 }

@@ -185,7 +185,6 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
 }
 
 func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil) -> Exit {
-    Player.installSignalHandlers()
     do {
         let stats = try Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate).run()
         print(stats.description)
@@ -204,21 +203,33 @@ func commandRun(_ argv: [String]) throws -> Exit {
     if args.flags.contains("help") { print(runHelp); return .ok }
     guard let catalog = args.options["catalog"] else { throw UsageError(description: "run needs --catalog DIR") }
     guard args.positional.isEmpty else { throw UsageError(description: "unexpected argument \(args.positional[0])") }
-    let options = try runOptions(args)
+    var options = try runOptions(args)
     let log = makeLog(args)
     let manifestPath = (catalog as NSString).appendingPathComponent("manifest.json")
-    // Structure first; missing media is only logged here, because the player skips such items and
-    // keeps the rest of the catalog on screen.
-    let result = ManifestParser.load(path: manifestPath)
-    let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
-    for p in result.problems { log.log(p.severity == .error ? (fatal.contains(p) ? .error : .warning) : .warning, "\(manifestPath): \(p)", [:]) }
-    if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-        return play(manifest: manifest, catalog: catalog, options: options, log: log)
+    Player.installSignalHandlers()
+    while true {
+        // Structure first; missing media is only logged here, because the player skips such items and
+        // keeps the rest of the catalog on screen.
+        let result = ManifestParser.load(path: manifestPath)
+        let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
+        for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
+        if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
+            return play(manifest: manifest, catalog: catalog, options: options, log: log)
+        }
+        // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
+        let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
+        log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
+        var slateOptions = options
+        slateOptions.duration = min(options.duration ?? 10, 10)
+        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log,
+                        slate: "Invalid manifest: \(manifestPath)\n" + shown)
+        if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
+        if let d = options.duration {
+            if d <= 10 { return .dataError }
+            options.duration = d - 10
+        }
+        options.snapshotTimes = options.snapshotTimes.filter { $0 >= 10 }.map { $0 - 10 }
     }
-    let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
-    log.error("invalid manifest: \(fatal.count) problem(s); showing the slate")
-    return play(manifest: Manifest(), catalog: catalog, options: options, log: log,
-                slate: "Invalid manifest: \(manifestPath)\n" + shown)
 }
 
 func reparseIgnoringFiles(_ path: String) -> Manifest? {
@@ -266,6 +277,7 @@ func commandPlay(_ argv: [String]) throws -> Exit {
         items.append(PlaylistItem(id: "file\(i + 1)", type: type, src: path, duration: type == .image ? imageDuration : nil))
     }
     let manifest = Manifest(title: "ad-hoc", display: display, loop: !args.flags.contains("once"), playlist: items)
+    Player.installSignalHandlers()
     return play(manifest: manifest, catalog: "/", options: options, log: makeLog(args))
 }
 

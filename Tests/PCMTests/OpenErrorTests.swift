@@ -77,5 +77,8 @@ struct SampleFormatTests {
         #expect(PCMState.running.description == "RUNNING")
         #expect(PCMState.xrun.description == "XRUN")
         #expect(PCMState(rawValue: 1_000) != .running)
+        #expect(PCMState(rawValue: -1).description == "state -1")
+        #expect(SampleFormat(rawValue: -7).description == "format -7")
+        #expect(SampleFormat(rawValue: -7).bytesPerSample == 0)
     }
 }

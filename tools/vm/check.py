@@ -21,6 +21,7 @@
 """
 import argparse
 import math
+import signal
 import struct
 import sys
 import wave
@@ -240,6 +241,7 @@ def cmd_gen_tone(a):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("info"); p.add_argument("file"); p.set_defaults(fn=cmd_info)

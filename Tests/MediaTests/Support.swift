@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Paths and helpers shared by the media tests.
+enum Fixtures {
+    /// `../shared/media/real/` beside the repository, or `VITRINE_REAL_MEDIA`.
+    static let realMedia: String = {
+        if let p = ProcessInfo.processInfo.environment["VITRINE_REAL_MEDIA"] { return p }
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return repo.deletingLastPathComponent().appendingPathComponent("shared/media/real").path
+    }()
+
+    static var hasRealMedia: Bool { FileManager.default.fileExists(atPath: realMedia + "/bigbuckbunny.mp4") }
+
+    static func real(_ name: String) -> String { realMedia + "/" + name }
+
+    static let scratch: String = {
+        let dir = NSTemporaryDirectory() + "vitrine-media-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }()
+
+    /// Runs a program and returns its standard output; throws if it exits non-zero.
+    @discardableResult
+    static func run(_ program: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : "/usr/bin/" + program)
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw FixtureError(description: "\(program) \(args.joined(separator: " ")) exited \(p.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists.
+    static func generate(_ name: String, _ args: [String]) throws -> String {
+        let path = scratch + "/" + name
+        if !FileManager.default.fileExists(atPath: path) {
+            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args + [path])
+        }
+        return path
+    }
+
+    /// When the last decoded frame of `stream` ends, in seconds from the container's start time, as
+    /// ffprobe decodes it (`-show_frames`: best-effort timestamp plus duration).
+    static func ffprobeDecodedEnd(_ path: String, stream: String) throws -> Double? {
+        let start = try run("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "default=nw=1:nk=1", path])
+        let origin = Double(start.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let out = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                      "frame=best_effort_timestamp_time,pkt_duration_time,nb_samples,sample_rate",
+                                      "-of", "csv=p=0:nk=0", path])
+        var end: Double? = nil
+        for line in out.split(separator: "\n") {
+            var f: [String: String] = [:]
+            for kv in line.split(separator: ",") {
+                let parts = kv.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { f[String(parts[0])] = String(parts[1]) }
+            }
+            guard let t = f["best_effort_timestamp_time"].flatMap(Double.init) else { continue }
+            var d = f["pkt_duration_time"].flatMap(Double.init) ?? 0
+            if let n = f["nb_samples"].flatMap(Double.init), let r = f["sample_rate"].flatMap(Double.init), r > 0 { d = n / r }
+            end = max(end ?? 0, t + d - origin)
+        }
+        return end
+    }
+
+    /// A stream's duration in seconds according to ffprobe.
+    static func ffprobeDuration(_ path: String, stream: String) throws -> Double? {
+        let out = try run("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=duration",
+                                      "-of", "default=nw=1:nk=1", path])
+        return Double(out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").first ?? "")
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible { var description: String }

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import Vitrine
+import VitrineCore
+
+/// Audio through the real alsa-lib path: the `file` plugin over `null` writes what the player sends.
+@Suite("ALSA output through the file plugin", .serialized)
+struct ALSAPlaybackTests {
+    static func capture(_ wav: String) -> String {
+        """
+        pcm.vitrine_capture {
+            type file
+            slave.pcm "null"
+            file "\(wav)"
+            format "wav"
+        }
+        """
+    }
+
+    /// Reads the WAV once the PCM has been closed and its header finalised.
+    static func readWAV(_ path: String) throws -> (channels: Int, rate: Int, samples: [Int16]) {
+        var last = -1
+        for _ in 0..<40 {
+            let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
+            if bytes.count > 44 && bytes.count == last { break }
+            last = bytes.count
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        var off = 12, channels = 0, rate = 0
+        var samples: [Int16] = []
+        while off + 8 <= bytes.count {
+            let id = String(decoding: bytes[off..<off + 4], as: UTF8.self)
+            let size = u32(off + 4)
+            if id == "fmt " { channels = u16(off + 10); rate = u32(off + 12) }
+            if id == "data" {
+                let end = size > 0 && off + 8 + size <= bytes.count ? off + 8 + size : bytes.count
+                samples = stride(from: off + 8, to: end - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+                break
+            }
+            off += 8 + size
+        }
+        return (channels, rate, samples)
+    }
+
+    @Test("a 1 s tone yields 1 s of samples (within one period) at 440 Hz")
+    func oneSecondTone() throws {
+        let tone = try Harness.clip("tone440.wav", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-ac", "2"])
+        let dir = try Harness.newFolder("alsa-tone")
+        try FileManager.default.copyItem(atPath: tone, toPath: dir + "/media/tone.wav")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "loop": false, "display": { "mode": "320x180@30" },
+              "audio": { "device": "vitrine_capture" },
+              "playlist": [ { "id": "tone", "type": "audio", "src": "media/tone.wav" } ] }
+            """, in: dir)
+        let wav = dir + "/out.wav"
+        let (stats, _, _) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 5, snapshots: []) { o in
+            o.audioDevice = "vitrine_capture"
+            o.alsaConfigText = Self.capture(wav)
+            o.periodFrames = 1024
+            o.bufferFrames = 4096
+        }
+        #expect(stats.audio.contains("48000 Hz, 2 ch"))
+        let (channels, rate, samples) = try Self.readWAV(wav)
+        #expect(channels == 2 && rate == 48000)
+        let frames = samples.count / 2
+        #expect(abs(frames - 48000) <= 1024, "wrote \(frames) frames for a 1 s tone")
+        // Zero crossings of the left channel over the first 0.9 s: 2 per cycle.
+        let left = stride(from: 0, to: 2 * 43200, by: 2).map { samples[$0] }
+        let crossings = zip(left, left.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        #expect(abs(Double(crossings) / 2 / 0.9 - 440) < 3)
+        #expect(stats.xruns == 0)
+    }
+
+    @Test("Big Buck Bunny's 5.1 audio arrives at the device as stereo")
+    func downmixToStereo() throws {
+        guard Harness.hasRealMedia else { print("skipped: real media folder absent"); return }
+        let dir = try Harness.newFolder("alsa-51")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/media/bbb.mp4", withDestinationPath: Harness.realMedia + "/bigbuckbunny.mp4")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "loop": false, "display": { "mode": "320x180@30" },
+              "playlist": [ { "id": "bbb", "type": "video", "src": "media/bbb.mp4", "duration": 1 } ] }
+            """, in: dir)
+        let wav = dir + "/out.wav"
+        _ = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 5, snapshots: []) { o in
+            o.audioDevice = "vitrine_capture"
+            o.alsaConfigText = Self.capture(wav)
+        }
+        let (channels, rate, samples) = try Self.readWAV(wav)
+        #expect(channels == 2 && rate == 48000)
+        #expect(abs(samples.count / 2 - 48000) <= 1024)
+        // `ffmpeg -t 1 -i bigbuckbunny.mp4 -ac 2 -af volumedetect` gives max_volume −42.7 dBFS: 240.
+        #expect(abs(samples.map { abs(Int($0)) }.max()! - 240) <= 24, "the downmix peaks where FFmpeg's does")
+    }
+}
