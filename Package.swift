@@ -19,18 +19,20 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
         .target(name: "KMS", dependencies: ["CDRM"]),
         .target(name: "PCM", dependencies: ["CALSA"]),
         .target(name: "Canvas", dependencies: ["CCairo"]),
+        .target(name: "ServiceManager", dependencies: ["CSystemd"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
 
         // The engine: player, compositor, outputs, run loop.
-        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas"]),
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
 

@@ -12,8 +12,9 @@ final class DRMOutput: VideoOutput {
     private let log: Logger
     let isVirtual = false
     private(set) var lastFlip: Double
-    /// Completed page flips.
+    /// Completed page flips (the first modeset counts as one: it is on screen when it returns).
     private(set) var flips = 0
+    var completedFlips: Int { flips }
     /// Called after every completed page flip with its kernel timestamp (monotonic seconds).
     var onPageFlip: ((Double) -> Void)?
 
@@ -58,6 +59,7 @@ final class DRMOutput: VideoOutput {
         }
         try waitForPendingFlip()
         try scanout.present()
+        if !scanout.isFlipPending { flips += 1 }   // a synchronous modeset (first frame, legacy)
     }
 
     func idle() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Media
 import VitrineCore
+import ServiceManager
 
 /// Set by SIGINT/SIGTERM; the run loop checks it once per vblank.
 let stopSignal = Atomic<Bool>(false)
@@ -116,6 +117,12 @@ public final class Player {
         var currentFrameShown = true
         var offsetSum = 0.0
         var videoClockOrigin: (catalog: Double, output: Double)? = nil
+        let notifier = ServiceNotifier()
+        var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
+        var flipsSeen = 0
+        // A decoder that shows no new frame for this long while its item should be moving stops the
+        // watchdog pings, so systemd restarts the player.
+        let stallLimit = max(2, (notifier.watchdogInterval ?? 10) / 2)
 
         while !stopSignal.load(ordering: .relaxed) {
             let tDisplay = output.nextPresentationTime()
@@ -194,13 +201,22 @@ public final class Player {
                     }
                 }
             }
-            if content != drawn {
+            // Redraw when the picture changes, and at least once a second so the display keeps
+            // flipping (the watchdog is fed from completed flips).
+            let now = monotonicNow()
+            if content != drawn || now - lastPresent >= 1 {
                 try output.present { target in try compositor.draw(content, into: target) }
+                lastPresent = now
+                if drawn == nil {
+                    notifier.ready(status: "playing \(manifest.title)")
+                    log.info("first frame on screen", ["after": String(format: "%.3f s", now - wallStart)])
+                }
                 drawn = content
                 if case .frame(let f, _) = content, let entry = currentEntry {
                     if !currentFrameShown {
                         currentFrameShown = true
                         stats.framesPresented += 1
+                        lastProgress = now
                         if entry.source.hasAudio {
                             let off = (entry.start + f.pts - position) * 1000
                             offsetSum += off
@@ -211,6 +227,21 @@ public final class Player {
                 }
             } else {
                 try output.idle()
+            }
+            // Progress: a new frame was shown, or nothing more is expected (a still, an audio item, the
+            // slate, or an item whose decoder finished). A decoder that stalls mid-item stops the pings.
+            if let entry = currentEntry, case .frame = content, !entry.source.isStill,
+               entry.source.state == .playing, entry.source.hasVideo {
+                // waiting on video frames: only a presented frame counts (set above)
+            } else {
+                lastProgress = now
+            }
+            if output.completedFlips != flipsSeen {
+                flipsSeen = output.completedFlips
+                if now - lastProgress < stallLimit && now - lastPing >= 0.5 {
+                    notifier.watchdog()
+                    lastPing = now
+                }
             }
             stats.vblanks += 1
             stats.catalogSeconds = position

@@ -21,6 +21,8 @@ protocol VideoOutput: AnyObject {
     func present(_ draw: (PixelTarget) throws -> Void) throws
     /// Nothing new to show: waits for the next vblank, keeping the current picture.
     func idle() throws
+    /// Page flips (or virtual vblanks) completed so far; the watchdog is fed when this grows.
+    var completedFlips: Int { get }
     /// Reads the picture on screen (for snapshots).
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows
     /// Releases the display, restoring what was shown before.
@@ -47,6 +49,7 @@ final class HeadlessOutput: VideoOutput {
     let realtime: Bool
     private let front: ImageBuffer
     private(set) var vblankCount = 0
+    var completedFlips: Int { vblankCount }
     private var origin: Double = monotonicNow()
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?

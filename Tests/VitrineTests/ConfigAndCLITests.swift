@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import Vitrine
+import VitrineCore
+
+@Suite("Appliance config")
+struct ConfigTests {
+    @Test("the shipped config/config.json parses to the documented defaults")
+    func shippedConfig() throws {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let data = try Data(contentsOf: repo.appendingPathComponent("config/config.json"))
+        let c = try PlayerConfig(json: [UInt8](data))
+        #expect(c.library == "/var/lib/vitrine" && c.output == .auto && c.connector == nil && c.audioDevice == nil)
+        #expect(c.periodFrames == 1024 && c.bufferFrames == 4096)
+        #expect(c.headlessWidth == 1280 && c.headlessHeight == 720 && c.headlessRefresh == 30)
+    }
+
+    @Test("every problem is reported with its path")
+    func problems() {
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"outpt": "drm", "audio": {"periodFrames": 8, "bufferFrames": 2048}, "output": "x11"}"#.utf8))
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.problems == ["outpt: unknown field \"outpt\"", "audio.periodFrames: expected an integer ≥ 16",
+                                  "output: expected auto, drm or headless"]
+        }
+    }
+}
+
+/// The `vitrine` executable, built next to the test bundle by `swift build`.
+@Suite("Command line")
+struct CLITests {
+    static let binary: String = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        return dir.appendingPathComponent("vitrine").path
+    }()
+
+    static func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        let o = Pipe(), e = Pipe()
+        p.standardOutput = o
+        p.standardError = e
+        try p.run()
+        let out = o.fileHandleForReading.readDataToEndOfFile(), err = e.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+
+    @Test("--help on each command prints its usage and exits 0", arguments: ["run", "play", "validate", "probe", "bench"])
+    func help(command: String) throws {
+        guard Self.available else { print("skipped: no vitrine binary at \(Self.binary)"); return }
+        let r = try Self.run([command, "--help"])
+        #expect(r.code == 0)
+        #expect(r.out.hasPrefix("usage: vitrine \(command)"))
+    }
+
+    @Test("usage errors exit 64")
+    func usage() throws {
+        guard Self.available else { print("skipped: no vitrine binary"); return }
+        #expect(try Self.run([]).code == 64)
+        #expect(try Self.run(["frobnicate"]).code == 64)
+        let r = try Self.run(["run", "--catalog", "/tmp", "--bogus"])
+        #expect(r.code == 64 && r.err.contains("unknown option --bogus"))
+        #expect(try Self.run(["run"]).code == 64)
+        #expect(try Self.run(["run", "--catalog", "/tmp", "--duration", "soon"]).code == 64)
+    }
+
+    @Test("validate: 0 for a good manifest, 65 with every problem as path: reason")
+    func validate() throws {
+        guard Self.available else { print("skipped: no vitrine binary"); return }
+        let dir = try Harness.newFolder("cli-validate")
+        FileManager.default.createFile(atPath: dir + "/media/a.mp4", contents: Data([1, 2, 3]))
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 3, "playlist": [ { "id": "a", "type": "video", "src": "media/a.mp4" } ] }
+            """, in: dir)
+        let good = try Self.run(["validate", dir])
+        #expect(good.code == 0 && good.out.contains("valid: 1 item(s), version 3"))
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 3, "display": { "rotation": 45 },
+              "playlist": [ { "id": "a", "type": "image", "src": "media/intro.mp4" } ] }
+            """, in: dir)
+        let bad = try Self.run(["validate", dir + "/manifest.json"])
+        #expect(bad.code == 65)
+        #expect(bad.out.contains("display.rotation: "))
+        #expect(bad.out.contains("playlist[0].src: file not found: media/intro.mp4"))
+        #expect(bad.out.contains("playlist[0].duration: required for images"))
+    }
+
+    @Test("run --output drm without a DRM device exits 69 (device unavailable)")
+    func drmUnavailable() throws {
+        guard Self.available else { print("skipped: no vitrine binary"); return }
+        guard !FileManager.default.fileExists(atPath: "/dev/dri/card0") else { print("skipped: this machine has a DRM device"); return }
+        let dir = try Harness.newFolder("cli-drm")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 1), toPath: dir + "/media/red.mp4")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "playlist": [ { "id": "r", "type": "video", "src": "media/red.mp4" } ] }
+            """, in: dir)
+        let r = try Self.run(["run", "--catalog", dir, "--output", "drm", "--audio-device", "none", "--duration", "1"])
+        #expect(r.code == 69)
+        #expect(r.err.contains("DRM/KMS"))
+    }
+
+    @Test("probe names what is missing on a machine without devices")
+    func probe() throws {
+        guard Self.available else { print("skipped: no vitrine binary"); return }
+        let r = try Self.run(["probe"])
+        #expect(r.code == 0)
+        #expect(r.out.contains("== DRM/KMS ==") && r.out.contains("== ALSA ==") && r.out.contains("== Headless =="))
+        if !FileManager.default.fileExists(atPath: "/dev/dri") { #expect(r.out.contains("/dev/dri")) }
+    }
+}
