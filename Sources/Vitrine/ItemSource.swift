@@ -69,7 +69,11 @@ final class ItemSource: @unchecked Sendable {
             case .opening, .playing: return nil
             case .finished:
                 if s.isStill || item.type == .image { return item.duration ?? 10 }
-                var natural = max(s.videoEnd, Double(s.audioFrames) / Double(audioFormat.sampleRate))
+                // Audio that outlasts the video by a codec's end padding (AAC pads to 1024 samples) is
+                // trimmed so the next item starts on the last frame's end: no repeated frame. Audio
+                // that runs on for longer (music under a still) keeps the item going.
+                let audioEnd = Double(s.audioFrames) / Double(audioFormat.sampleRate)
+                var natural = s.hasVideo && s.videoFrames > 0 && audioEnd - s.videoEnd < 0.25 ? s.videoEnd : max(s.videoEnd, audioEnd)
                 if let d = item.duration { natural = min(natural, d) }
                 return natural
             }

@@ -63,7 +63,7 @@ public final class Player {
 
         let audio = makeAudio()
         let format = audio?.format ?? AudioFormat(sampleRate: options.audioRate, channels: options.audioChannels)
-        stats.audio = audio?.summary ?? "none (\(format))"
+        stats.audio = audio?.summary ?? (options.recordPath != nil ? "into the recording (\(format))" : "no device; decoded and discarded (\(format))")
         log.info("audio: \(stats.audio)")
 
         let timeline = Timeline(playlist: startMessage == nil ? manifest.playlist : [], catalogDirectory: catalogDirectory,
@@ -163,7 +163,10 @@ public final class Player {
                 }
                 if let e = entry, case .failed = e.source.state { entry = nil }
                 if entry !== currentEntry, let entry {
-                    if let c = currentFrame, !currentFrameShown, currentEntry != nil { _ = c; stats.framesDropped += 1 }
+                    if let c = currentFrame, !currentFrameShown, let old = currentEntry {
+                        stats.framesDropped += 1
+                        log.debug("dropped frame at \(c.pts) s of \(old.source.item.id): its item ended first")
+                    }
                     currentEntry = entry
                     currentFrame = nil
                     currentFrameShown = true
@@ -183,8 +186,19 @@ public final class Player {
                     while true {
                         if let f = q.peek() {
                             guard f.pts <= local + period / 2 || (entry.source.isStill && currentFrame == nil) else { break }
+                            // The first frame of an item is always shown, even when the vblank phase makes
+                            // the second one nearer: a title frame is never skipped at a boundary.
+                            if currentFrame == nil && !entry.source.isStill {
+                                _ = q.pop()
+                                currentFrame = f
+                                currentFrameShown = false
+                                break
+                            }
                             _ = q.pop()
-                            if currentFrame != nil && !currentFrameShown { stats.framesDropped += 1 }
+                            if let c = currentFrame, !currentFrameShown {
+                                stats.framesDropped += 1
+                                log.debug("dropped frame at \(c.pts) s of \(entry.source.item.id): late for the vblank at \(local) s")
+                            }
                             currentFrame = f
                             currentFrameShown = false
                             continue

@@ -1,0 +1,301 @@
+"""Host-side helpers for the Vitrine test VM (stdlib only): a QMP client, a qemu-guest-agent
+client, and a fast classifier for QMP screendumps (P6 PPM).
+
+Used by tools/vm-test. tools/vm/run keeps its own copy of the QMP client.
+"""
+import base64
+import json
+import os
+import select
+import socket
+import time
+
+
+class QMP:
+    """Minimal QMP client: one command at a time; events are collected in .events."""
+
+    def __init__(self, path, deadline, alive):
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline or not alive():
+                    raise
+                time.sleep(0.02)
+        self.sock.settimeout(60)
+        self.buf = b""
+        self.events = []
+        self._read()  # greeting
+        self.cmd("qmp_capabilities")
+
+    def _read(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("QMP closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def cmd(self, name, **args):
+        msg = {"execute": name}
+        if args:
+            msg["arguments"] = args
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            r = self._read()
+            if "event" in r:
+                self.events.append(r)
+                continue
+            if "error" in r:
+                raise RuntimeError(f"QMP {name}: {r['error'].get('desc', r['error'])}")
+            return r.get("return")
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class QGAError(Exception):
+    pass
+
+
+class QGA:
+    """qemu-guest-agent over the unix socket of a QEMU chardev (server=on,wait=off) that is
+    wired to the virtio-serial port org.qemu.guest_agent.0.
+
+    Before the agent runs in the guest, QEMU accepts the connection but nothing answers, so
+    sync() retries guest-sync-delimited; the 0xFF delimiter and the random id skip any stale
+    replies."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = None
+        self.buf = b""
+        self.next_id = int.from_bytes(os.urandom(3), "big")
+
+    def _connect(self):
+        self.close()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.path)
+        self.sock, self.buf = s, b""
+
+    def close(self):
+        if self.sock:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        self.sock = None
+
+    def _send(self, name, **args):
+        msg = {"execute": name}
+        if args:
+            msg["arguments"] = args
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def _line(self, deadline):
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer from the guest agent")
+            r, _, _ = select.select([self.sock], [], [], left)
+            if not r:
+                continue
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise QGAError("guest agent socket closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def sync(self, timeout, attempt=2.0):
+        """Waits until the agent answers; False after timeout seconds."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                if self.sock is None:
+                    self._connect()
+                self.next_id = (self.next_id + 1) % 2**31
+                sid = self.next_id
+                self.sock.sendall(b"\xff")  # resets the agent's parser
+                self._send("guest-sync-delimited", id=sid)
+                d = min(end, time.monotonic() + attempt)
+                while True:
+                    line = self._line(d)
+                    if b"\xff" in line:
+                        line = line[line.rindex(b"\xff") + 1:]
+                    try:
+                        r = json.loads(line)
+                    except ValueError:
+                        continue
+                    if r.get("return") == sid:
+                        return True
+            except TimeoutError:
+                continue
+            except (OSError, QGAError):
+                self.close()
+                time.sleep(0.5)
+        return False
+
+    def cmd(self, name, timeout=30, **args):
+        self._send(name, **args)
+        d = time.monotonic() + timeout
+        while True:
+            line = self._line(d).lstrip(b"\xff")
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if "error" in r:
+                raise QGAError(f"{name}: {r['error'].get('desc', r['error'])}")
+            if "return" in r:
+                return r["return"]
+
+    def exec(self, argv, timeout=60, poll=0.2):
+        """Runs argv in the guest; returns (exit code, stdout, stderr). Raises on timeout."""
+        pid = self.cmd("guest-exec", path=argv[0], arg=list(argv[1:]), **{"capture-output": True})["pid"]
+        end = time.monotonic() + timeout
+        while True:
+            st = self.cmd("guest-exec-status", pid=pid)
+            if st.get("exited"):
+                out = base64.b64decode(st.get("out-data", "")).decode("utf-8", "replace")
+                err = base64.b64decode(st.get("err-data", "")).decode("utf-8", "replace")
+                code = st.get("exitcode", 128 + st.get("signal", 0))
+                return code, out, err
+            if time.monotonic() > end:
+                raise TimeoutError(f"guest-exec {' '.join(argv)}: still running after {timeout:g} s")
+            time.sleep(poll)
+
+
+# ---------------------------------------------------------------- screendumps
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos) + 1
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    if fields[0] != b"P6" or int(fields[3]) != 255:
+        raise ValueError(f"{path}: not an 8-bit P6 PPM")
+    w, h = int(fields[1]), int(fields[2])
+    pix = data[pos + 1:pos + 1 + w * h * 3]
+    if len(pix) != w * h * 3:
+        raise ValueError(f"{path}: truncated ({len(pix)} of {w * h * 3} bytes)")
+    return w, h, pix
+
+
+def pixel(img, x, y):
+    w, _, pix = img
+    i = (y * w + x) * 3
+    return tuple(pix[i:i + 3])
+
+
+def hexc(c):
+    return "#%02X%02X%02X" % tuple(c)
+
+
+def near(c, ref, tol):
+    return all(abs(a - b) <= tol for a, b in zip(c, ref))
+
+
+RED, GREEN, BLACK, SLATE = (255, 0, 0), (0, 255, 0), (0, 0, 0), (0x1E, 0x2A, 0x38)
+
+
+def content_points(w, h):
+    """Points inside the picture for a 16:9 video shown with fit contain on any screen from
+    4:3 to 21:9: the centre and four points around it."""
+    return [(w // 2, h // 2), (w // 4, h // 2), (3 * w // 4, h // 2), (w // 2, h // 3), (w // 2, 2 * h // 3)]
+
+
+def picture_colour(img, tol=40):
+    """'red', 'green', 'black', 'slate' when all content points agree, else None."""
+    w, h, _ = img
+    pts = [pixel(img, x, y) for x, y in content_points(w, h)]
+    for name, ref in (("red", RED), ("green", GREEN), ("black", BLACK), ("slate", SLATE)):
+        if all(near(p, ref, tol if name != "slate" else 12) for p in pts):
+            return name
+    return None
+
+
+_tables = {}
+
+
+def _mask(chan, lo, hi):
+    """A big int with one byte per pixel: 1 where lo <= value <= hi, else 0."""
+    t = _tables.get((lo, hi))
+    if t is None:
+        t = _tables[(lo, hi)] = bytes(1 if lo <= v <= hi else 0 for v in range(256))
+    return int.from_bytes(chan.translate(t), "big")
+
+
+def _count(m, n):
+    return m.to_bytes(n, "big").count(1)
+
+
+def classify(img, inactive_ref=None):
+    """Classifies a screendump. Returns (class, details) where class is one of
+    'inactive' (QEMU's own 'Display output is not active' page: no guest scanout),
+    'black', 'catalog', 'catalog-transition', 'slate', 'console', 'other'.
+
+    catalog: >= 95 % of pixels near red, green or black (letterbox);
+    catalog-transition: the same with red/green/black mixes (a crossfade or fade);
+    slate: >= 80 % of pixels near #1E2A38;
+    console: a few grey/white pixels (glyphs, a cursor) on a mostly black screen;
+    black: >= 99.5 % black and no grey/white pixel."""
+    w, h, pix = img
+    n = w * h
+    if inactive_ref is not None and inactive_ref[:2] == (w, h) and inactive_ref[2] == pix:
+        return "inactive", {"n": n}
+    r, g, b = pix[0::3], pix[1::3], pix[2::3]
+    black = _mask(r, 0, 40) & _mask(g, 0, 40) & _mask(b, 0, 40)
+    red = _mask(r, 150, 255) & _mask(g, 0, 80) & _mask(b, 0, 80)
+    green = _mask(r, 0, 80) & _mask(g, 150, 255) & _mask(b, 0, 80)
+    slate = _mask(r, 18, 42) & _mask(g, 30, 54) & _mask(b, 44, 68)
+    blue_low = _mask(b, 0, 48)
+    known = black | red | green
+    mix = blue_low ^ (blue_low & known)
+    grey = 0
+    for lo, hi in ((64, 127), (128, 191), (192, 255)):  # r, g, b in the same quarter, >= 64
+        grey |= _mask(r, lo, hi) & _mask(g, lo, hi) & _mask(b, lo, hi)
+    c = {k: _count(m, n) for k, m in (("black", black), ("red", red), ("green", green),
+                                       ("slate", slate), ("mix", mix), ("grey", grey))}
+    f = {k: v / n for k, v in c.items()}
+    d = {"n": n, "frac": {k: round(v, 4) for k, v in f.items()}, "grey_px": c["grey"]}
+    if f["slate"] >= 0.80:
+        return "slate", d
+    if c["grey"] >= 8:
+        return "console", d
+    if f["black"] >= 0.995:
+        return "black", d
+    if f["black"] + f["red"] + f["green"] >= 0.95:
+        return "catalog", d
+    if f["black"] + f["red"] + f["green"] + f["mix"] >= 0.95:
+        return "catalog-transition", d
+    return "other", d
+
+
+def write_png(img, path):
+    import struct
+    import zlib
+    w, h, pix = img
+    raw = b"".join(b"\0" + pix[y * w * 3:(y + 1) * w * 3] for y in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
