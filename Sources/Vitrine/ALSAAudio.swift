@@ -5,9 +5,10 @@ import PCM
 /// Plays the timeline's audio through an ALSA PCM on its own thread and publishes the audio clock.
 ///
 /// The thread blocks in `snd_pcm_writei` one period at a time; underruns are recovered by
-/// `PCMDevice` with `snd_pcm_recover`, counted and logged. The clock is the catalog time of the sample
-/// being heard: (frames written − `snd_pcm_delay`) / rate, advanced by the monotonic time since it
-/// was read.
+/// `PCMDevice` with `snd_pcm_recover`, counted and logged. While paused it writes silence, so the
+/// device never underruns and resumes without a restart. The clock is the catalog time of the sample
+/// being heard: device frames played ((frames written − `snd_pcm_delay`), advanced by the monotonic
+/// time since the delay was read) minus the pause silence played so far.
 final class ALSAAudio: @unchecked Sendable {
     /// The PCM; released (closed, flushing plugins such as `file`) by `stop()`.
     private var device: PCMDevice?
@@ -16,21 +17,32 @@ final class ALSAAudio: @unchecked Sendable {
     private var finalXruns = 0
     let format: AudioFormat
     private let log: Logger
-    private let clock = Mutex<(written: Int, delay: Int, at: Double, started: Bool)>((0, 0, 0, false))
+
+    private struct Clock {
+        var written = 0
+        var delay = 0
+        var at = 0.0
+        var started = false
+        /// Device frame ranges that carried pause silence, oldest first.
+        var silence: [(start: Int, length: Int)] = []
+    }
+    private let clock = Mutex(Clock())
     private let running = Atomic<Bool>(false)
+    private let paused = Atomic<Bool>(false)
+    /// Linear gain × 65536.
+    private let gain = Atomic<Int>(65536)
     private var thread: Thread?
     private let done = NSCondition()
     private var finished = false
 
     init(device name: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int, configText: String?, log: Logger) throws {
         let device = try PCMDevice(name: name, requested: PCMConfiguration(rate: rate, channels: channels, format: .s16le,
-                                                                      periodFrames: periodFrames, bufferFrames: bufferFrames),
-                             configText: configText)
+                                                                          periodFrames: periodFrames, bufferFrames: bufferFrames),
+                                   configText: configText)
         self.device = device
         self.name = name
         negotiated = device.negotiated
-        let n = device.negotiated
-        format = AudioFormat(sampleRate: n.rate, channels: n.channels)
+        format = AudioFormat(sampleRate: negotiated.rate, channels: negotiated.channels)
         self.log = log
         let xlog = log
         device.onXrun = { kind in xlog.warning("xrun (\(kind)) recovered with snd_pcm_recover") }
@@ -43,18 +55,38 @@ final class ALSAAudio: @unchecked Sendable {
 
     var xrunCount: Int { device?.xrunCount ?? finalXruns }
 
-    func start(timeline: Timeline, volume: Double) {
-        running.store(true, ordering: .relaxed)
+    /// Output gain 0…1, applied to every sample from the next period on.
+    var volume: Double {
+        get { Double(gain.load(ordering: .relaxed)) / 65536 }
+        set { gain.store(Int(max(0, min(1, newValue)) * 65536), ordering: .relaxed) }
+    }
+
+    /// While paused the device plays silence and the catalog clock stands still.
+    func setPaused(_ on: Bool) { paused.store(on, ordering: .relaxed) }
+
+    func start(timeline: Timeline) {
         guard device != nil else { return }
+        running.store(true, ordering: .relaxed)
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
         let t = Thread { [self] in
             // A local reference that ends with this body, so `stop()` can close the PCM.
             guard let device = self.device else { return }
             while running.load(ordering: .relaxed) {
-                var samples = timeline.pullAudio(frames: period, timeout: periodTime)
-                if samples.isEmpty { if timeline.isFinished { break } else { continue } }
-                if volume < 1 { applyVolume(&samples, volume) }
+                let isPause = paused.load(ordering: .relaxed)
+                var samples: [Int16]
+                if isPause {
+                    samples = [Int16](repeating: 0, count: period * format.channels)
+                } else {
+                    samples = timeline.pullAudio(frames: period, timeout: periodTime)
+                    if samples.isEmpty {
+                        if timeline.isExhausted { break }
+                        Thread.sleep(forTimeInterval: 0.002)
+                        continue
+                    }
+                    let g = gain.load(ordering: .relaxed)
+                    if g < 65536 { scale(&samples, g) }
+                }
                 do {
                     _ = try device.write(samples)
                 } catch {
@@ -63,7 +95,17 @@ final class ALSAAudio: @unchecked Sendable {
                 }
                 let d = device.delay()
                 let now = monotonicNow()
-                clock.withLock { c in c.written += samples.count / format.channels; c.delay = d; c.at = now; c.started = true }
+                let frames = samples.count / format.channels
+                clock.withLock { c in
+                    if isPause {
+                        if let last = c.silence.last, last.start + last.length == c.written {
+                            c.silence[c.silence.count - 1].length += frames
+                        } else {
+                            c.silence.append((c.written, frames))
+                        }
+                    }
+                    c.written += frames; c.delay = d; c.at = now; c.started = true
+                }
             }
             if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
             done.lock(); finished = true; done.broadcast(); done.unlock()
@@ -73,13 +115,19 @@ final class ALSAAudio: @unchecked Sendable {
         t.start()
     }
 
-    /// Catalog time in seconds of the sample heard at monotonic time `t`; nil before the first write.
+    private func scale(_ s: inout [Int16], _ g: Int) {
+        for i in s.indices { s[i] = Int16(truncatingIfNeeded: (Int(s[i]) * g) >> 16) }
+    }
+
+    /// Catalog time in seconds of the sample heard at monotonic time `t`; 0 before the first write.
     func catalogTime(at t: Double) -> Double? {
         let c = clock.withLock { $0 }
         guard c.started else { return 0 }
-        let played = Double(c.written - c.delay) / Double(format.sampleRate)
         let ahead = min(max(0, t - c.at), Double(c.delay) / Double(format.sampleRate) + 0.1)
-        return played + ahead
+        let devicePlayed = Double(c.written - c.delay) + ahead * Double(format.sampleRate)
+        var silencePlayed = 0.0
+        for b in c.silence { silencePlayed += min(Double(b.length), max(0, devicePlayed - Double(b.start))) }
+        return (devicePlayed - silencePlayed) / Double(format.sampleRate)
     }
 
     func stop() {

@@ -40,10 +40,15 @@ final class ItemSource: @unchecked Sendable {
         var hasAudio = false
         var isStill = false
         var containerDuration: Double?
+        var seekable = false
     }
 
-    init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger) {
+    /// Item time (seconds) decoding starts from: 0, or a seek target.
+    let startAt: Double
+
+    init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger, startAt: Double = 0) {
         self.item = item
+        self.startAt = max(0, startAt)
         self.path = path
         self.generation = generation
         self.audioFormat = audioFormat
@@ -59,6 +64,8 @@ final class ItemSource: @unchecked Sendable {
     var videoInfo: VideoStreamInfo? { shared.withLock { $0.videoInfo } }
     var audioInfo: AudioStreamInfo? { shared.withLock { $0.audioInfo } }
     var decodedVideoFrames: Int { shared.withLock { $0.videoFrames } }
+    var containerDuration: Double? { shared.withLock { $0.containerDuration } }
+    var seekable: Bool { shared.withLock { $0.seekable } }
 
     /// The item's length in seconds once decoding finished: the later of the video and audio ends,
     /// capped by the manifest `duration`; an image lasts its `duration`. Nil while still decoding.
@@ -72,8 +79,9 @@ final class ItemSource: @unchecked Sendable {
                 // Audio that outlasts the video by a codec's end padding (AAC pads to 1024 samples) is
                 // trimmed so the next item starts on the last frame's end: no repeated frame. Audio
                 // that runs on for longer (music under a still) keeps the item going.
-                let audioEnd = Double(s.audioFrames) / Double(audioFormat.sampleRate)
+                let audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
                 var natural = s.hasVideo && s.videoFrames > 0 && audioEnd - s.videoEnd < 0.25 ? s.videoEnd : max(s.videoEnd, audioEnd)
+                if !s.hasAudio && s.videoFrames == 0 { natural = startAt }
                 if let d = item.duration { natural = min(natural, d) }
                 return natural
             }
@@ -113,11 +121,17 @@ final class ItemSource: @unchecked Sendable {
             $0.hasVideo = hasVideo; $0.hasAudio = hasAudio
             $0.isStill = file.isStillImage || item.type == .image
             $0.containerDuration = file.duration
+            $0.seekable = file.supportsSeeking
         }
         let still = file.isStillImage || item.type == .image
         let cap = still ? nil : item.duration
+        let origin = still ? 0 : startAt
+        if origin > 0 {
+            do { try file.seek(to: origin) } catch { log.warning("\(item.id): seek to \(origin) s failed: \(error); playing from the start") }
+        }
         let resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
         var audioStarted = false
+        var trimFrames = 0
         var audioFrames = 0
         var videoFrames = 0
         var videoEnd = 0.0
@@ -129,7 +143,9 @@ final class ItemSource: @unchecked Sendable {
             guard let next else { break }
             switch next {
             case .video(let f):
-                if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int(cap * Double(audioFormat.sampleRate)) { break decoding }; continue }
+                if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int((cap - origin) * Double(audioFormat.sampleRate)) { break decoding }; continue }
+                // After a seek, decoding restarts at the key frame before the target: skip to the target.
+                if origin > 0 && f.pts + f.duration <= origin + 1e-6 { continue }
                 videoFrames += 1
                 videoEnd = max(videoEnd, f.pts + f.duration)
                 shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
@@ -141,18 +157,26 @@ final class ItemSource: @unchecked Sendable {
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
                 var samples: [Int16]
                 do { samples = try resampler.convert(a) } catch { lastError = "\(error)"; continue }
+                if trimFrames > 0 {
+                    let drop = min(samples.count / audioFormat.channels, trimFrames)
+                    samples.removeFirst(drop * audioFormat.channels)
+                    trimFrames -= drop
+                    if samples.isEmpty { continue }
+                }
                 if !audioStarted {
                     audioStarted = true
-                    let lead = Int((a.pts * Double(audioFormat.sampleRate)).rounded())
+                    let lead = Int(((a.pts - origin) * Double(audioFormat.sampleRate)).rounded())
                     if lead > 0 && lead < audioFormat.sampleRate * 5 {
                         audio.push([Int16](repeating: 0, count: lead * audioFormat.channels)); audioFrames += lead
                     } else if lead < 0 {
-                        let drop = min(samples.count / audioFormat.channels, -lead) * audioFormat.channels
-                        samples.removeFirst(drop)
+                        // Audio before the item's time zero (codec priming, or a seek's key frame): trim it.
+                        let drop = min(samples.count / audioFormat.channels, -lead)
+                        samples.removeFirst(drop * audioFormat.channels)
+                        trimFrames = -lead - drop
                     }
                 }
                 if let cap { // trim the last block at the cap
-                    let maxFrames = Int(cap * Double(audioFormat.sampleRate)) - audioFrames
+                    let maxFrames = Int((cap - origin) * Double(audioFormat.sampleRate)) - audioFrames
                     if samples.count / audioFormat.channels > maxFrames { samples.removeLast(samples.count - max(0, maxFrames) * audioFormat.channels) }
                 }
                 audioFrames += samples.count / audioFormat.channels

@@ -49,26 +49,51 @@ public final class Player {
     /// Asks a running `run()` to stop at the next vblank.
     public static func requestStop() { stopSignal.store(true, ordering: .relaxed) }
 
+    /// Called with the engine before playback starts (tests and tools attach observers or steer it).
+    public var configureEngine: ((PlaybackEngine) -> Void)?
+
     /// Plays until the playlist ends (no loop), `options.duration` passes, or a stop is requested.
     /// - Throws: `PlayerError.deviceUnavailable` when `--output drm` was asked for and no display can be
     ///   opened; output errors that end presentation.
     public func run() throws -> RunStatistics {
         let wallStart = monotonicNow()
-        var stats = RunStatistics()
-
         let output = try makeOutput()
         defer { output.close() }
-        stats.output = output.summary
         log.info("output: \(output.summary)")
 
         let audio = makeAudio()
         let format = audio?.format ?? AudioFormat(sampleRate: options.audioRate, channels: options.audioChannels)
-        stats.audio = audio?.summary ?? (options.recordPath != nil ? "into the recording (\(format))" : "no device; decoded and discarded (\(format))")
-        log.info("audio: \(stats.audio)")
+        let audioSummary = audio?.summary ?? (options.recordPath != nil ? "into the recording (\(format))" : "no device; decoded and discarded (\(format))")
+        log.info("audio: \(audioSummary)")
 
-        let timeline = Timeline(playlist: startMessage == nil ? manifest.playlist : [], catalogDirectory: catalogDirectory,
-                                loop: manifest.loop, format: format, untimed: false, log: log.child("decode"))
-        let compositor = Compositor(display: manifest.display, log: log)
+        let engine = PlaybackEngine(output: output, audio: audio, format: format, display: manifest.display,
+                                    catalogDirectory: catalogDirectory, volume: manifest.audio.volume, log: log)
+        engine.timeline.failureLimit = max(1, manifest.playlist.count)
+        engine.fixedSlate = startMessage
+        let playlist = manifest.playlist
+        if manifest.loop { engine.refill = { playlist } }
+        var eventLog: EventLog?
+        if let path = options.eventsPath {
+            let l = try EventLog(path: path)
+            eventLog = l
+            engine.events.observe { l.write($0) }
+        }
+        _ = eventLog
+        engine.onAction = { [weak engine, log] action, source in
+            guard let engine else { return }
+            switch action {
+            case let .jump(id, time):
+                // Play that item (from `time`), then the rest of the playlist after it.
+                guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); return }
+                engine.play(playlist[i])
+                for item in playlist[(i + 1)...] { engine.enqueue(item) }
+                if let t = time, t > 0 { engine.pendingSeek = t }
+            case .showOverlay(let o): log.info("\(source): overlay \(o) requested (overlays are not drawn yet)")
+            case .hideOverlays: log.info("\(source): hide overlays requested")
+            default: break
+            }
+        }
+        configureEngine?(engine)
 
         // Headless: record and snapshot each vblank; audio is pulled in step with virtual time.
         var recorder: MediaWriter?
@@ -80,13 +105,19 @@ public final class Player {
                                            audioChannels: format.channels)
                 log.info("recording to \(path)")
             }
-            var pulled = 0
-            let volume = manifest.audio.volume
-            headless.onVblank = { [log] target, t in
-                let due = Int(((t + 1 / headless.refreshRate) * Double(format.sampleRate)).rounded())
-                var samples = timeline.pullAudio(frames: due - pulled, timeout: 5)
-                pulled = due
-                if volume < 1 { applyVolume(&samples, volume) }
+            var due = 0.0
+            headless.onVblank = { [log, weak engine] target, t in
+                guard let engine else { return }
+                due += Double(format.sampleRate) / headless.refreshRate
+                let n = Int(due.rounded(.down)); due -= Double(n)
+                var samples: [Int16]
+                if engine.playbackState == .playing || engine.fixedSlate != nil {
+                    samples = engine.timeline.pullAudio(frames: n, timeout: 5)
+                    if samples.count < n * format.channels { samples += [Int16](repeating: 0, count: n * format.channels - samples.count) }
+                } else {
+                    samples = [Int16](repeating: 0, count: n * format.channels)
+                }
+                if engine.volume < 1 { applyVolume(&samples, engine.volume) }
                 try recorder?.writeVideo(target)
                 try recorder?.writeAudio(samples)
                 while let next = snapshots.first, t + 1e-9 >= next {
@@ -96,175 +127,22 @@ public final class Player {
                 }
             }
         }
-        if let audio {
-            // Schedule the first item and let it open before the device starts, so playback does not
-            // begin with invented silence.
-            timeline.maintain(position: 0)
-            let deadline = monotonicNow() + 2
-            while let e = timeline.entry(at: 0), e.source.state == .opening, monotonicNow() < deadline {
-                Thread.sleep(forTimeInterval: 0.002)
-            }
-            audio.start(timeline: timeline, volume: manifest.audio.volume)
+
+        if startMessage == nil {
+            for item in playlist { engine.enqueue(item) }
+            engine.play()
+            engine.startAudio()
         }
-        defer { audio?.stop() }
-
-        let period = 1 / output.refreshRate
-        let deterministic = output.isVirtual && !((output as? HeadlessOutput)?.realtime ?? false) && audio == nil
-        var content: ScreenContent = startMessage.map { .slate($0) } ?? .background
-        var drawn: ScreenContent? = nil
-        var currentEntry: Timeline.Entry? = nil
-        var currentFrame: VideoFrame? = nil
-        var currentFrameShown = true
-        var offsetSum = 0.0
-        var videoClockOrigin: (catalog: Double, output: Double)? = nil
-        let notifier = ServiceNotifier()
-        var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
-        var flipsSeen = 0
-        // A decoder that shows no new frame for this long while its item should be moving stops the
-        // watchdog pings, so systemd restarts the player.
-        let stallLimit = max(2, (notifier.watchdogInterval ?? 10) / 2)
-
         while !stopSignal.load(ordering: .relaxed) {
-            let tDisplay = output.nextPresentationTime()
-            // Catalog time at that vblank: virtual time headless; the audio clock when the item has
-            // audio; the monotonic clock for video-only items and when there is no audio device.
-            let position: Double
-            let tMono = output.monotonicTime(ofPresentation: tDisplay)
-            if output.isVirtual && audio == nil {
-                position = tDisplay
-            } else if let audio, let entry = currentEntry, entry.source.hasAudio, let t = audio.catalogTime(at: tMono) {
-                position = t
-                videoClockOrigin = nil
-            } else if let audio, currentEntry == nil, let t = audio.catalogTime(at: tMono) {
-                position = t
-            } else {
-                if videoClockOrigin == nil {
-                    let base = audio?.catalogTime(at: tMono) ?? (currentEntry?.start ?? 0)
-                    videoClockOrigin = (base, tMono)
-                }
-                position = videoClockOrigin!.catalog + (tMono - videoClockOrigin!.output)
-            }
-            if let d = options.duration, position >= d { break }
-            if let message = startMessage {
-                content = .slate(message)
-            } else {
-                timeline.maintain(position: position)
-                if timeline.isFinished { break }
-                var entry = timeline.entry(at: position)
-                // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
-                // and be skipped); a real clock keeps showing the previous picture meanwhile.
-                while let e = entry, e.source.state == .opening {
-                    guard deterministic else { entry = nil; break }
-                    Thread.sleep(forTimeInterval: 0.001)
-                    if e.source.state != .opening {
-                        timeline.maintain(position: position)
-                        entry = timeline.entry(at: position)
-                    }
-                }
-                if let e = entry, case .failed = e.source.state { entry = nil }
-                if entry !== currentEntry, let entry {
-                    if let c = currentFrame, !currentFrameShown, let old = currentEntry {
-                        stats.framesDropped += 1
-                        log.debug("dropped frame at \(c.pts) s of \(old.source.item.id): its item ended first")
-                    }
-                    currentEntry = entry
-                    currentFrame = nil
-                    currentFrameShown = true
-                    stats.itemsStarted += 1
-                    log.info("now playing \(entry.source.item.id) (\(entry.source.item.src))",
-                             ["item": String(entry.index), "at": String(format: "%.3f", entry.start)])
-                    if !(entry.source.hasAudio) { videoClockOrigin = nil }
-                }
-                if let message = timeline.slateMessage {
-                    content = .slate(message)
-                } else if let entry = currentEntry, entry === timeline.entry(at: position) {
-                    let local = position - entry.start
-                    let q = entry.source.video
-                    // Show the latest frame due by this vblank (PTS within half a period); frames passed
-                    // over were late and count as dropped. A virtual (headless, untimed) clock waits for the
-                    // decoder instead, so recordings are exact.
-                    while true {
-                        if let f = q.peek() {
-                            guard f.pts <= local + period / 2 || (entry.source.isStill && currentFrame == nil) else { break }
-                            // The first frame of an item is always shown, even when the vblank phase makes
-                            // the second one nearer: a title frame is never skipped at a boundary.
-                            if currentFrame == nil && !entry.source.isStill {
-                                _ = q.pop()
-                                currentFrame = f
-                                currentFrameShown = false
-                                break
-                            }
-                            _ = q.pop()
-                            if let c = currentFrame, !currentFrameShown {
-                                stats.framesDropped += 1
-                                log.debug("dropped frame at \(c.pts) s of \(entry.source.item.id): late for the vblank at \(local) s")
-                            }
-                            currentFrame = f
-                            currentFrameShown = false
-                            continue
-                        }
-                        if !deterministic || q.isFinished || q.closed { break }
-                        if case .failed = entry.source.state { break }
-                        if !entry.source.hasVideo && entry.source.state != .opening { break }
-                        q.waitForItem(timeout: 0.1)
-                    }
-                    if let f = currentFrame {
-                        content = .frame(f, generation: entry.source.generation)
-                    } else if !entry.source.hasVideo && entry.source.state != .opening {
-                        content = .background
-                    }
-                }
-            }
-            // Redraw when the picture changes, and at least once a second so the display keeps
-            // flipping (the watchdog is fed from completed flips).
-            let now = monotonicNow()
-            if content != drawn || now - lastPresent >= 1 {
-                try output.present { target in try compositor.draw(content, into: target) }
-                lastPresent = now
-                if drawn == nil {
-                    notifier.ready(status: "playing \(manifest.title)")
-                    log.info("first frame on screen", ["after": String(format: "%.3f s", now - wallStart)])
-                }
-                drawn = content
-                if case .frame(let f, _) = content, let entry = currentEntry {
-                    if !currentFrameShown {
-                        currentFrameShown = true
-                        stats.framesPresented += 1
-                        lastProgress = now
-                        if entry.source.hasAudio {
-                            let off = (entry.start + f.pts - position) * 1000
-                            offsetSum += off
-                            stats.avSamples += 1
-                            stats.avOffsetMaxMs = max(stats.avOffsetMaxMs, abs(off))
-                        }
-                    }
-                }
-            } else {
-                try output.idle()
-            }
-            // Progress: a new frame was shown, or nothing more is expected (a still, an audio item, the
-            // slate, or an item whose decoder finished). A decoder that stalls mid-item stops the pings.
-            if let entry = currentEntry, case .frame = content, !entry.source.isStill,
-               entry.source.state == .playing, entry.source.hasVideo {
-                // waiting on video frames: only a presented frame counts (set above)
-            } else {
-                lastProgress = now
-            }
-            if output.completedFlips != flipsSeen {
-                flipsSeen = output.completedFlips
-                if now - lastProgress < stallLimit && now - lastPing >= 0.5 {
-                    notifier.watchdog()
-                    lastPing = now
-                }
-            }
-            stats.vblanks += 1
-            stats.catalogSeconds = position
+            if let d = options.duration, engine.catalogTime >= d - 1e-9, engine.stats.vblanks > 0 { break }
+            guard try engine.step() else { break }
+            if let d = options.duration, engine.catalogTime >= d { break }
         }
-        timeline.shutdown()
+        engine.finish()
         try recorder?.finish()
-        stats.avOffsetMeanMs = stats.avSamples > 0 ? offsetSum / Double(stats.avSamples) : 0
-        stats.xruns = audio?.xrunCount ?? 0
-        stats.audioUnderflowFrames = timeline.underflowFrames
+        var stats = engine.stats
+        stats.output = output.summary
+        stats.audio = audioSummary
         stats.wallSeconds = monotonicNow() - wallStart
         return stats
     }

@@ -10,6 +10,8 @@ public struct RunOptions: Sendable {
     /// Headless: catalog times (seconds from the start of the run) at which to write PNG snapshots.
     public var snapshotTimes: [Double] = []
     public var snapshotDirectory: String = "."
+    /// Writes every player event as one JSON line (the proof-of-play log).
+    public var eventsPath: String?
     /// Stop after this many seconds of catalog time.
     public var duration: Double?
     /// Headless: pace vblanks on the monotonic clock (default: only when not recording or snapshotting).

@@ -3,103 +3,190 @@ import Synchronization
 import Media
 import VitrineCore
 
-/// The running programme: playlist items scheduled back to back on one catalog time line.
+/// The running programme: items scheduled back to back on one catalog time line.
 ///
 /// Catalog time is counted in output audio frames (`AudioFormat.sampleRate` per second) from the
 /// start of the run, so item boundaries are exact sample positions and audio is continuous across
-/// them. Each scheduled item ("entry") starts where the previous one ended; the next item's decoder
-/// is started (prerolled) as soon as the current one has finished decoding, which is well before
-/// the current one finishes playing.
+/// them. The current item ("entry") is followed by one prerolled entry as soon as the current one
+/// has finished decoding — well before it finishes playing — whose start is where the current one
+/// ends. Items come from `nextItem` (the player's queue).
 final class Timeline: @unchecked Sendable {
     final class Entry: @unchecked Sendable {
         let source: ItemSource
-        let index: Int
-        /// First catalog audio frame of the item.
+        /// First catalog audio frame of the item's time zero (may lie in the past after a seek).
         let startFrame: Int
-        /// Wall seconds: catalog start time.
+        /// Catalog seconds of the item's time zero.
         let start: Double
-        init(source: ItemSource, index: Int, startFrame: Int, rate: Int) {
-            self.source = source; self.index = index; self.startFrame = startFrame
+        var item: PlaylistItem { source.item }
+        /// Presenter bookkeeping.
+        var renderingStarted = false
+        var framesRendered = 0
+        var announcedLength = false
+        /// Frames of silence that stood in for late audio; as many decoded frames are skipped when they
+        /// arrive, so the item's sound stays in sync with its pictures. (Audio thread only.)
+        var audioDebt = 0
+        var cues: CuePointScheduler
+        init(source: ItemSource, startFrame: Int, rate: Int) {
+            self.source = source; self.startFrame = startFrame
             self.start = Double(startFrame) / Double(rate)
+            cues = CuePointScheduler(itemID: source.item.id, cuePoints: source.item.cuePoints)
         }
-        /// Length in audio frames once known.
+        /// Length in audio frames from time zero, once known.
         func lengthFrames(rate: Int) -> Int? { source.length.map { Int(($0 * Double(rate)).rounded()) } }
+    }
+
+    /// What `maintain` changed, for the player's events.
+    struct Changes {
+        var failed: [(Entry, String)] = []
+        var retired: [Entry] = []
+        var scheduled: [Entry] = []
+        var slateStarted = false
     }
 
     struct State {
         var entries: [Entry] = []
-        var nextIndex = 0
         var generation = 0
         var consecutiveFailures = 0
         var failures: [String] = []
         var slateUntil: Double? = nil
         var slateMessage: String? = nil
-        var finished = false
+        var exhausted = false       // nextItem returned nil and nothing is scheduled
         var audioFrame = 0          // next catalog frame the audio consumer will take
         var underflowFrames = 0
     }
 
-    let playlist: [PlaylistItem]
     let catalogDirectory: String
-    let loop: Bool
     let format: AudioFormat
     let untimed: Bool
+    /// After this many failed items in a row the slate shows (the playlist's length: a whole pass).
+    var failureLimit = 1
     private let log: Logger
     private let state = Mutex(State())
-    /// Called once per item when it starts playing (index, id).
-    var onItemStart: (@Sendable (Int, String) -> Void)?
+    private let nextItem: () -> PlaylistItem?
+    /// Whether the queue may still hand out items after the last scheduled one (set by the player
+    /// each vblank). When false, audio past the last item's end is not invented: `pullAudio` returns short.
+    private let more = Atomic<Bool>(true)
+    var moreExpected: Bool {
+        get { more.load(ordering: .relaxed) }
+        set { more.store(newValue, ordering: .relaxed) }
+    }
 
-    init(playlist: [PlaylistItem], catalogDirectory: String, loop: Bool, format: AudioFormat, untimed: Bool, log: Logger) {
-        self.playlist = playlist
+    init(catalogDirectory: String, format: AudioFormat, untimed: Bool, log: Logger, nextItem: @escaping () -> PlaylistItem?) {
         self.catalogDirectory = catalogDirectory
-        self.loop = loop
         self.format = format
         self.untimed = untimed
         self.log = log
+        self.nextItem = nextItem
     }
 
     deinit { state.withLock { s in s.entries.forEach { $0.source.cancel() } } }
 
-    var isFinished: Bool { state.withLock { $0.finished } }
+    /// True when nothing is scheduled and the queue had nothing more.
+    var isExhausted: Bool { state.withLock { $0.exhausted && $0.entries.isEmpty } }
     var slateMessage: String? { state.withLock { $0.slateMessage } }
     var underflowFrames: Int { state.withLock { $0.underflowFrames } }
+    var entries: [Entry] { state.withLock { $0.entries } }
 
     private func path(for item: PlaylistItem) -> String {
         item.src.hasPrefix("/") ? item.src : (catalogDirectory as NSString).appendingPathComponent(item.src)
     }
 
-    /// Schedules and prerolls items so that catalog time `position` (seconds) is covered, retires
-    /// entries that ended before both `position` and the audio consumer, and runs the slate when no item
-    /// can play. Called by the presenter once per vblank.
-    func maintain(position: Double) {
-        let posFrame = Int(position * Double(format.sampleRate))
-        var started: [(Int, String)] = []
+    private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, startAt: Double = 0) -> Entry {
+        s.generation += 1
+        let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
+                             untimed: untimed, log: log, startAt: startAt)
+        src.start()
+        return Entry(source: src, startFrame: startFrame, rate: format.sampleRate)
+    }
+
+    /// Where a new item starts when it replaces what plays: at the audio write head (audio already
+    /// handed to the device plays out first, so sound and picture stay together).
+    private func startFrameNow(_ s: State, position: Double) -> Int {
+        max(Int(position * Double(format.sampleRate)), s.audioFrame)
+    }
+
+    /// Cancels everything scheduled and starts `item` now, at item time `startAt` seconds.
+    /// Returns the cancelled entries and the new one.
+    @discardableResult
+    func start(_ item: PlaylistItem, position: Double, startAt: Double = 0) -> (cancelled: [Entry], started: Entry) {
         state.withLock { s in
-            if s.finished { return }
+            let cancelled = s.entries
+            cancelled.forEach { $0.source.cancel() }
+            let head = startFrameNow(s, position: position)
+            let e = makeEntry(&s, item, startFrame: head - Int(startAt * Double(format.sampleRate)), startAt: startAt)
+            s.entries = [e]
+            s.exhausted = false
+            return (cancelled, e)
+        }
+    }
+
+    /// Cancels everything scheduled.
+    @discardableResult
+    func cancelAll() -> [Entry] {
+        state.withLock { s in
+            let c = s.entries
+            c.forEach { $0.source.cancel() }
+            s.entries = []
+            return c
+        }
+    }
+
+    /// Drops the prerolled entry (the queue changed under it) and returns its item.
+    func dropPrerolled() -> PlaylistItem? {
+        state.withLock { s in
+            guard s.entries.count > 1 else { return nil }
+            let e = s.entries.removeLast()
+            e.source.cancel()
+            return e.item
+        }
+    }
+
+    /// Re-anchors the prerolled entry to start now (a skip), cancelling the current one.
+    func promotePrerolled(position: Double) -> (cancelled: Entry, started: Entry)? {
+        state.withLock { s in
+            guard s.entries.count > 1 else { return nil }
+            let old = s.entries.removeFirst()
+            old.source.cancel()
+            let next = s.entries.removeFirst()
+            let e = Entry(source: next.source, startFrame: startFrameNow(s, position: position), rate: format.sampleRate)
+            s.entries = [e]
+            return (old, e)
+        }
+    }
+
+    /// Schedules and prerolls items so that catalog time `position` (seconds) is covered, retires
+    /// entries that ended before both `position` and the audio consumer, and runs the slate when no
+    /// item can play. Called by the presenter once per vblank.
+    func maintain(position: Double) -> Changes {
+        let posFrame = Int(position * Double(format.sampleRate))
+        var changes = Changes()
+        state.withLock { s in
             if let until = s.slateUntil {
                 if position < until { return }
                 s.slateUntil = nil
                 s.slateMessage = nil
                 s.consecutiveFailures = 0
                 s.failures = []
+                s.exhausted = false
                 s.audioFrame = max(s.audioFrame, posFrame)
             }
-            // Failed items: log once, drop, and count toward the slate.
-            // (The state is read once per entry: a decoder thread may fail between two reads.)
-            var failed: [(Entry, String)] = []
-            for e in s.entries { if case .failed(let why) = e.source.state { failed.append((e, why)) } }
-            for (e, why) in failed {
-                s.failures.append("\(e.source.item.id): \(why)")
-                log.error("skipping \(e.source.item.id) (\(e.source.item.src)): \(why)", ["file": e.source.path])
+            // Failed items: report, drop, and count toward the slate. The state is read once per
+            // entry: a decoder thread may fail between two reads.
+            for e in s.entries { if case .failed(let why) = e.source.state { changes.failed.append((e, why)) } }
+            for (e, why) in changes.failed {
+                s.failures.append("\(e.item.id): \(why)")
+                log.error("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
                 s.consecutiveFailures += 1
                 e.source.cancel()
             }
-            s.entries.removeAll { e in failed.contains { $0.0 === e } }
-            if s.consecutiveFailures >= max(1, playlist.count) {
+            s.entries.removeAll { e in changes.failed.contains { $0.0 === e } }
+            if s.consecutiveFailures >= max(1, failureLimit) {
                 s.slateMessage = "Nothing in this catalog can play.\n" + s.failures.suffix(6).joined(separator: "\n")
                 s.slateUntil = position + 10
                 s.entries.forEach { $0.source.cancel() }
+                changes.retired += s.entries
                 s.entries.removeAll()
+                changes.slateStarted = true
                 log.error("no playable item; showing the slate and checking again in 10 s")
                 return
             }
@@ -107,37 +194,34 @@ final class Timeline: @unchecked Sendable {
             let consumed = min(posFrame, s.audioFrame)
             while let first = s.entries.first, let len = first.lengthFrames(rate: format.sampleRate),
                   first.startFrame + len <= consumed {
-                s.entries.removeFirst().source.cancel()
+                let e = s.entries.removeFirst()
+                e.source.cancel()
+                changes.retired.append(e)
             }
-            if s.entries.isEmpty && !loop && s.nextIndex >= playlist.count { s.finished = true; return }
+            // A playable item resets the failure count.
+            if let first = s.entries.first, first.source.decodedVideoFrames > 0 || first.source.hasAudio {
+                s.consecutiveFailures = 0
+            }
             // Schedule: the playing item plus one prerolled item once the playing one finished decoding.
-            while s.entries.count < 2 || (s.entries.count < 3 && s.entries.last!.source.length == 0) {
+            while s.entries.count < 2 {
                 let startFrame: Int
                 if let last = s.entries.last {
                     guard let len = last.lengthFrames(rate: format.sampleRate) else { break }
                     startFrame = last.startFrame + len
                 } else {
-                    startFrame = max(posFrame, s.audioFrame)
+                    startFrame = startFrameNow(s, position: position)
                 }
-                if s.nextIndex >= playlist.count {
-                    if !loop || playlist.isEmpty { break }
-                    s.nextIndex = 0
+                guard let item = nextItem() else {
+                    s.exhausted = true
+                    break
                 }
-                let item = playlist[s.nextIndex]
-                s.generation += 1
-                let src = ItemSource(item: item, path: path(for: item), generation: s.generation,
-                                     audioFormat: format, untimed: untimed, log: log)
-                src.start()
-                s.entries.append(Entry(source: src, index: s.nextIndex, startFrame: startFrame, rate: format.sampleRate))
-                started.append((s.nextIndex, item.id))
-                s.nextIndex += 1
-            }
-            // A playable item resets the failure count.
-            if let first = s.entries.first, first.source.state == .finished || first.source.state == .playing {
-                if first.source.decodedVideoFrames > 0 || first.source.hasAudio { s.consecutiveFailures = 0 }
+                s.exhausted = false
+                let e = makeEntry(&s, item, startFrame: startFrame)
+                s.entries.append(e)
+                changes.scheduled.append(e)
             }
         }
-        _ = started
+        return changes
     }
 
     /// The entry that covers catalog time `position` seconds, if any.
@@ -145,7 +229,7 @@ final class Timeline: @unchecked Sendable {
         let f = Int(position * Double(format.sampleRate))
         return state.withLock { s in
             for e in s.entries {
-                if f < e.startFrame { return nil }
+                if f < e.startFrame + Int(e.source.startAt * Double(format.sampleRate)) { return nil }
                 if let len = e.lengthFrames(rate: format.sampleRate), f >= e.startFrame + len { continue }
                 return e
             }
@@ -153,18 +237,10 @@ final class Timeline: @unchecked Sendable {
         }
     }
 
-    /// The entry after `entry`, if scheduled.
-    func entry(after entry: Entry) -> Entry? {
-        state.withLock { s in
-            guard let i = s.entries.firstIndex(where: { $0 === entry }), i + 1 < s.entries.count else { return nil }
-            return s.entries[i + 1]
-        }
-    }
-
     /// Produces exactly `frames` frames of catalog audio (interleaved S16, `format.channels` channels)
     /// from the current position on: item audio, silence where an item has none, and silence while the
     /// slate shows. Waits up to `timeout` seconds for a decoder that is behind, then fills with silence
-    /// and counts the gap in `underflowFrames`.
+    /// and counts the gap in `underflowFrames`. Returns fewer frames only when the queue is exhausted.
     func pullAudio(frames: Int, timeout: Double) -> [Int16] {
         var out: [Int16] = []
         out.reserveCapacity(frames * format.channels)
@@ -174,18 +250,24 @@ final class Timeline: @unchecked Sendable {
             let (pos, entry, end, atEnd) = state.withLock { s -> (Int, Entry?, Int?, Bool) in
                 let p = s.audioFrame
                 for e in s.entries {
-                    if p < e.startFrame { return (p, nil, e.startFrame, false) }
+                    let audioStart = e.startFrame + Int(e.source.startAt * Double(format.sampleRate))
+                    if p < audioStart { return (p, nil, audioStart, false) }
                     let len = e.lengthFrames(rate: format.sampleRate)
                     if let len, p >= e.startFrame + len { continue }
                     return (p, e, len.map { e.startFrame + $0 }, false)
                 }
-                return (p, nil, nil, s.finished || (!loop && s.nextIndex >= playlist.count))
+                return (p, nil, nil, s.exhausted || !moreExpected)
             }
             var n = 0
             if let entry {
                 let limit = end.map { min(remaining, $0 - pos) } ?? remaining
                 let wait = waited < timeout ? min(0.005, timeout - waited) : 0
                 let mayHaveAudio = entry.source.hasAudio || entry.source.state == .opening
+                if entry.audioDebt > 0 {
+                    let before = entry.source.audio.frames
+                    entry.source.audio.discard(frames: entry.audioDebt)
+                    entry.audioDebt -= before - entry.source.audio.frames
+                }
                 n = entry.source.audio.take(maxFrames: limit, into: &out, timeout: mayHaveAudio ? wait : 0)
                 if n == 0 && !mayHaveAudio {
                     // An item with no audio stream plays silence; never wait on its decoder, which may be
@@ -194,13 +276,15 @@ final class Timeline: @unchecked Sendable {
                     out.append(contentsOf: repeatElement(0, count: n * format.channels))
                 }
                 if n == 0 {
-                    if let end, entry.source.audio.isDrained || !entry.source.hasAudio && entry.source.state != .opening {
-                        // Item audio is over (or absent): silence up to the item's end.
+                    if let end, entry.source.audio.isDrained {
+                        // Item audio is over: silence up to the item's end.
                         n = min(remaining, end - pos)
                         out.append(contentsOf: repeatElement(0, count: n * format.channels))
                     } else if waited >= timeout {
                         n = min(remaining, format.sampleRate / 100)
+                        if let end { n = min(n, end - pos) }
                         out.append(contentsOf: repeatElement(0, count: n * format.channels))
+                        entry.audioDebt += n
                         state.withLock { $0.underflowFrames += n }
                     } else {
                         waited += wait
@@ -209,12 +293,19 @@ final class Timeline: @unchecked Sendable {
                     }
                 }
             } else {
-                // The playlist ended (no loop): return what there is; the caller stops.
-                if atEnd { break }
-                // Nothing scheduled here (slate, start-up): silence.
-                if waited < timeout && untimed && !isFinished && slateMessage == nil {
-                    // Untimed runs wait for the scheduler instead of inventing silence.
+                // The queue is exhausted: return what there is; the caller stops.
+                if atEnd && end == nil { break }
+                // Past the last scheduled item while more may come: give the scheduler a moment
+                // before filling with silence (a gap).
+                if end == nil && waited < timeout && slateMessage == nil {
                     Thread.sleep(forTimeInterval: 0.001); waited += 0.001
+                    continue
+                }
+                if end == nil && slateMessage == nil && !isExhausted {
+                    let n = min(remaining, format.sampleRate / 100)
+                    out.append(contentsOf: repeatElement(0, count: n * format.channels))
+                    state.withLock { $0.underflowFrames += n; $0.audioFrame += n }
+                    remaining -= n
                     continue
                 }
                 n = min(remaining, end.map { max(1, $0 - pos) } ?? remaining)
@@ -234,7 +325,7 @@ final class Timeline: @unchecked Sendable {
         state.withLock { s in
             s.entries.forEach { $0.source.cancel() }
             s.entries.removeAll()
-            s.finished = true
+            s.exhausted = true
         }
     }
 }

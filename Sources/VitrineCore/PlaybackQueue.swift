@@ -135,6 +135,24 @@ public struct PlaybackQueue: Sendable {
         return setState(.stopped)
     }
 
+    /// Removes and returns the next queued item so its decoder can preroll (the engine calls this
+    /// when the current item has finished decoding; SFB's decoder queue works the same way).
+    public mutating func takeNextForPreroll() -> PlaylistItem? {
+        queue.isEmpty ? nil : queue.removeFirst()
+    }
+
+    /// Puts a prerolled item back at the head of the queue (its decoder was dropped).
+    public mutating func returnToQueue(_ item: PlaylistItem) { queue.insert(item, at: 0) }
+
+    /// A prerolled item started rendering: it is now the current item.
+    public mutating func nowPlaying(_ item: PlaylistItem) { current = item }
+
+    /// Nothing follows the item that just ended: the player stops.
+    public mutating func playbackEnded() -> [PlaybackChange] {
+        current = nil
+        return setState(.stopped)
+    }
+
     private mutating func cancelAndClear() -> [PlaybackChange] {
         queue.removeAll()
         guard current != nil else { return [] }

@@ -28,6 +28,7 @@ exit codes: 0 ok, 64 usage, 65 invalid manifest or media, 69 device unavailable,
 """
 
 let outputHelp = """
+  --events FILE            append every player event to FILE as JSON lines (proof of play)
   --output drm|headless    output (default: drm when /dev/dri/card* exists, else headless)
   --record FILE            headless: write the screen and sound to FILE (.mkv), as fast as possible
   --snapshot-at T1,T2,…    headless: write PNG snapshots at these catalog times (seconds)
@@ -132,7 +133,7 @@ struct Arguments {
     }
 }
 
-let outputOptions: Set<String> = ["output", "record", "snapshot-at", "snapshot-dir", "duration", "audio-device", "connector", "card", "config"]
+let outputOptions: Set<String> = ["events", "output", "record", "snapshot-at", "snapshot-dir", "duration", "audio-device", "connector", "card", "config"]
 let outputFlags: Set<String> = ["realtime", "verbose", "help"]
 
 func makeLog(_ args: Arguments) -> Logger {
@@ -157,6 +158,7 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
         o.output = k
     }
     o.recordPath = args.options["record"]
+    o.eventsPath = args.options["events"]
     if let s = args.options["snapshot-at"] {
         o.snapshotTimes = try s.split(separator: ",").map {
             guard let d = Double($0.trimmingCharacters(in: .whitespaces)), d >= 0 else {

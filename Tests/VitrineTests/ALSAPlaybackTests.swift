@@ -90,7 +90,7 @@ struct ALSAPlaybackTests {
         }
         let (channels, rate, samples) = try Self.readWAV(wav)
         #expect(channels == 2 && rate == 48000)
-        #expect(abs(samples.count / 2 - 48000) <= 1024)
+        #expect(abs(samples.count / 2 - 48000) <= 1024, "wrote \(samples.count / 2) frames for 1 s")
         // `ffmpeg -t 1 -i bigbuckbunny.mp4 -ac 2 -af volumedetect` gives max_volume −42.7 dBFS: 240.
         #expect(abs(samples.map { abs(Int($0)) }.max()! - 240) <= 24, "the downmix peaks where FFmpeg's does")
     }

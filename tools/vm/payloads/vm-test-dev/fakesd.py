@@ -42,7 +42,11 @@ def main():
     ns.settimeout(0.1)
 
     st = {"MainPID": 0, "NRestarts": 0, "ActiveState": "inactive", "SubState": "dead",
-          "WatchdogUSec": int(wsec * 1e6), "Result": "success"}
+          "WatchdogUSec": int(wsec * 1e6), "Result": "success",
+          "ExecMainStartTimestampMonotonic": 0, "ActiveEnterTimestampMonotonic": 0}
+
+    def mono_us():
+        return int(time.clock_gettime(time.CLOCK_MONOTONIC) * 1e6)
     proc = None
     last_ping = 0.0
     kill_at = None
@@ -62,7 +66,8 @@ def main():
         env = dict(os.environ, NOTIFY_SOCKET=nsock_path, WATCHDOG_USEC=str(int(wsec * 1e6)))
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=journal,
                                 stderr=subprocess.STDOUT)
-        st.update(MainPID=proc.pid, ActiveState="activating", SubState="start")
+        st.update(MainPID=proc.pid, ActiveState="activating", SubState="start",
+                  ExecMainStartTimestampMonotonic=mono_us())
         last_ping = time.monotonic()
         stopping = False
         log(f"started {argv[0]} pid {proc.pid}")
@@ -74,7 +79,8 @@ def main():
             msg, _ = ns.recvfrom(4096)
             for line in msg.decode(errors="replace").splitlines():
                 if line == "READY=1" and st["ActiveState"] == "activating":
-                    st.update(ActiveState="active", SubState="running")
+                    st.update(ActiveState="active", SubState="running",
+                              ActiveEnterTimestampMonotonic=mono_us())
                     log("READY=1: active")
                     write_state()
                 elif line == "WATCHDOG=1":

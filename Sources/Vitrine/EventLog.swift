@@ -1,0 +1,93 @@
+import Foundation
+import VitrineCore
+
+/// The proof-of-play log (`vitrine run --events FILE`): one JSON object per line,
+/// `{"event": NAME, "monotonic": S, "wall": "ISO 8601", …fields}`, appended and flushed per event.
+public final class EventLog: @unchecked Sendable {
+    private let handle: FileHandle
+    private let lock = NSLock()
+
+    /// Opens (creates or appends to) `path`. - Throws: the file system's error.
+    public init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+        }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+    }
+
+    deinit { try? handle.close() }
+
+    public func write(_ e: TimedEvent) {
+        let line = Self.json(e) + "\n"
+        lock.lock(); defer { lock.unlock() }
+        try? handle.write(contentsOf: Data(line.utf8))
+    }
+
+    /// The JSON line for one event (without the newline).
+    public static func json(_ e: TimedEvent) -> String {
+        var f: [(String, String)] = [("event", quote(e.event.name)), ("monotonic", num(e.monotonic)),
+                                     ("wall", quote(iso(e.wall)))]
+        switch e.event {
+        case .decodingStarted(let i), .decodingComplete(let i), .renderingStarted(let i), .renderingComplete(let i),
+             .didAdvanceToPlaybackSession(let i):
+            f.append(("item", quote(i)))
+        case let .renderingWillStart(i, at), let .renderingWillComplete(i, at):
+            f += [("item", quote(i)), ("at", num(at))]
+        case .nowPlayingChanged(let i): f.append(("item", i.map(quote) ?? "null"))
+        case .playbackStateChanged(let s): f.append(("state", quote(s.rawValue)))
+        case .endOfAudio: break
+        case let .decoderCanceled(i, n): f += [("item", quote(i)), ("framesRendered", String(n))]
+        case let .decodingAborted(i, err, n): f += [("item", quote(i)), ("error", quote(err)), ("framesRendered", String(n))]
+        case .encounteredError(let s): f.append(("error", quote(s)))
+        case let .durationChanged(i, d): f += [("item", quote(i)), ("duration", num(d))]
+        case let .progress(i, t, d): f += [("item", quote(i)), ("time", num(t)), ("duration", d.map(num) ?? "null")]
+        case .cuePoints(let c):
+            f += [("item", quote(c.itemID)), ("previousTime", num(c.previousTime)), ("currentTime", num(c.currentTime)),
+                  ("bySeek", c.bySeek ? "true" : "false"),
+                  ("cuePoints", "[" + c.cuePoints.map { "{\"id\":\(quote($0.id)),\"time\":\(num($0.time))}" }.joined(separator: ",") + "]")]
+        case let .action(a, source): f += [("action", quote(describe(a))), ("source", quote(source))]
+        case let .audioGap(from, to, ms): f += [("from", quote(from)), ("to", quote(to)), ("milliseconds", num(ms))]
+        }
+        return "{" + f.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    static func describe(_ a: Action) -> String {
+        switch a {
+        case .log(let m): return "log \(m)"
+        case let .jump(item, t): return "jump \(item)" + (t.map { " at \($0)" } ?? "")
+        case .seek(let t): return "seek \(t)"
+        case .pause: return "pause"
+        case .resume: return "resume"
+        case .setVolume(let v): return "setVolume \(v)"
+        case .showOverlay(let o): return "showOverlay \(o)"
+        case .hideOverlays: return "hideOverlays"
+        }
+    }
+
+    static func num(_ d: Double) -> String { d.isFinite ? String(format: "%.6f", d) : "null" }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    static func iso(_ t: Double) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date(timeIntervalSince1970: t))
+    }
+}

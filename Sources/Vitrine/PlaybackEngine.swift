@@ -1,0 +1,523 @@
+import Foundation
+import Media
+import VitrineCore
+import ServiceManager
+
+/// The player: a queue of items, the playing/paused/stopped states, seeking, events and cue points,
+/// presenting on a `VideoOutput` with audio through ALSA (the master clock) or in step with the
+/// headless output's virtual vblanks.
+///
+/// Semantics follow SFBAudioPlayer (decoder queue, states, seeking, delegate events) and
+/// BCOVPlaybackFacade (advance and play, progress, duration, cue points aggregated across seeks).
+/// A call that has no effect in the current state returns false and changes nothing.
+///
+/// Threading: the engine is confined to one thread, the run loop's; call the control methods from
+/// that thread (for example from an action handler or between `step()` calls). Decoders and the
+/// ALSA writer run on their own threads.
+public final class PlaybackEngine {
+    /// Events for observers (`events.events()` or `events.observe`).
+    public let events = EventHub()
+    /// Seconds of playback between `progress` events.
+    public var progressInterval = 0.25
+    /// Called for every action a cue point fires (after the engine applied the ones it handles).
+    public var onAction: ((Action, String) -> Void)?
+
+    let output: VideoOutput
+    let audio: ALSAAudio?
+    let timeline: Timeline
+    let format: AudioFormat
+    private let compositor: Compositor
+    private let log: Logger
+    private var queue = PlaybackQueue()
+    private let deterministic: Bool
+    private let period: Double
+    private let notifier = ServiceNotifier()
+
+    // Clock
+    private var position = 0.0
+    private var pausedOutputTime: Double?
+    private var pauseOffset = 0.0
+    private var videoClockOrigin: (catalog: Double, output: Double)?
+
+    // Presenter state
+    private var content: ScreenContent = .background
+    private var drawn: ScreenContent?
+    private var currentEntry: Timeline.Entry?
+    private var currentFrame: VideoFrame?
+    private var currentFrameShown = true
+    private var lastProgressEvent = -Double.infinity
+    private var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
+    private var flipsSeen = 0
+    private let stallLimit: Double
+    private var decodeStartedPosted = Set<ObjectIdentifier>()
+    private var decodeCompletePosted = Set<ObjectIdentifier>()
+    private var volumeGain = 1.0
+    /// A slate message that replaces everything (an invalid manifest).
+    var fixedSlate: String?
+    /// A seek to apply once the current item is on screen (a `jump` with a time).
+    var pendingSeek: Double?
+    /// Refills the queue when it runs empty (the catalog's loop); nil: the queue simply ends.
+    var refill: (() -> [PlaylistItem])?
+
+    /// Statistics so far.
+    public private(set) var stats = RunStatistics()
+    private var offsetSum = 0.0
+
+    init(output: VideoOutput, audio: ALSAAudio?, format: AudioFormat, display: DisplaySettings, catalogDirectory: String,
+         volume: Double, log: Logger) {
+        self.output = output
+        self.audio = audio
+        self.format = format
+        self.log = log
+        compositor = Compositor(display: display, log: log)
+        period = 1 / output.refreshRate
+        deterministic = output.isVirtual && !((output as? HeadlessOutput)?.realtime ?? false) && audio == nil
+        stallLimit = max(2, (ServiceNotifier().watchdogInterval ?? 10) / 2)
+        volumeGain = volume
+        var provider: (() -> PlaylistItem?)!
+        timeline = Timeline(catalogDirectory: catalogDirectory, format: format, untimed: false, log: log.child("decode"),
+                            nextItem: { provider() })
+        provider = { [unowned self] in self.nextForPreroll() }
+        audio?.volume = volume
+    }
+
+    // MARK: - State
+
+    public var playbackState: PlaybackState { queue.state }
+    public var isPlaying: Bool { queue.state == .playing }
+    public var isPaused: Bool { queue.state == .paused }
+    public var isStopped: Bool { queue.state == .stopped }
+    public var queueIsEmpty: Bool { queue.queueIsEmpty }
+    /// The item a viewer would call "now playing".
+    public var nowPlaying: PlaylistItem? { queue.current }
+    /// Catalog time in seconds at the last vblank.
+    public var catalogTime: Double { position }
+    /// Output gain 0…1.
+    public var volume: Double {
+        get { volumeGain }
+        set { volumeGain = max(0, min(1, newValue)); audio?.volume = volumeGain }
+    }
+
+    // MARK: - Queue (SFBAudioPlayer / BCOV)
+
+    /// Cancels the current item, clears the queue, and plays `item`.
+    public func play(_ item: PlaylistItem) { apply(queue.play(item)) }
+
+    /// Appends `item`; `immediate` first cancels the current item and clears the queue.
+    public func enqueue(_ item: PlaylistItem, immediate: Bool = false) {
+        if immediate { dropPrerolled(returning: false) }
+        apply(queue.enqueue(item, immediate: immediate))
+    }
+
+    /// Empties the queue (a prerolled next item is dropped too); the current item plays on.
+    public func clearQueue() {
+        dropPrerolled(returning: false)
+        queue.clearQueue()
+    }
+
+    /// Makes the next item current; a playing player plays it at once. False with nothing queued.
+    @discardableResult
+    public func advanceToNext() -> Bool {
+        if let (old, new) = timeline.promotePrerolled(position: position) {
+            events.post(.decoderCanceled(item: old.item.id, framesRendered: old.framesRendered))
+            queue.nowPlaying(new.item)
+            events.post(.didAdvanceToPlaybackSession(item: new.item.id))
+            return true
+        }
+        let (ok, changes) = queue.advanceToNext()
+        apply(changes)
+        return ok
+    }
+
+    @discardableResult
+    public func advanceToNextAndPlay() -> Bool {
+        guard advanceToNext() else { return false }
+        play()
+        return true
+    }
+
+    // MARK: - Playback control
+
+    @discardableResult public func play() -> Bool { let (ok, c) = queue.play(); apply(c); return ok }
+    @discardableResult public func pause() -> Bool { let (ok, c) = queue.pause(); apply(c); return ok }
+    @discardableResult public func resume() -> Bool { let (ok, c) = queue.resume(); apply(c); return ok }
+    @discardableResult public func togglePlayPause() -> Bool { let (ok, c) = queue.togglePlayPause(); apply(c); return ok }
+    /// Cancels the current item and clears the queue; no effect when stopped.
+    public func stop() { let (_, c) = queue.stop(); apply(c) }
+    /// Cancels the current item and clears the queue whatever the state.
+    public func reset() { apply(queue.reset()) }
+
+    // MARK: - Position
+
+    /// Seconds into the current item; nil with nothing playing.
+    public var currentTime: Double? { currentEntry.map { max(0, position - $0.start) } }
+    /// The current item's length in seconds once known (else its container's, capped by `duration`).
+    public var totalTime: Double? {
+        guard let e = currentEntry else { return nil }
+        return e.source.length ?? e.source.containerDuration.map { d in e.item.duration.map { min($0, d) } ?? d }
+    }
+    /// Position and length in output audio frames (`format.sampleRate` per second).
+    public var framePosition: Int? { currentTime.map { Int(($0 * Double(format.sampleRate)).rounded()) } }
+    public var frameLength: Int? { totalTime.map { Int(($0 * Double(format.sampleRate)).rounded()) } }
+
+    /// True when the current item can seek (a seekable file that is not a still picture).
+    public var supportsSeeking: Bool {
+        guard let e = currentEntry else { return false }
+        return !e.source.isStill && e.source.seekable
+    }
+
+    /// Seeks the current item to `time` seconds. False when seeking is unsupported or out of range.
+    /// Cue points between the old and new playhead fire as one aggregated event.
+    @discardableResult
+    public func seek(time: Double) -> Bool {
+        guard supportsSeeking, let e = currentEntry, time >= 0, time.isFinite else { return false }
+        if let total = totalTime, time >= total { return false }
+        let (cancelled, new) = timeline.start(e.item, position: position, startAt: time)
+        for c in cancelled where c !== e { queue.returnToQueue(c.item) }   // a prerolled next item goes back
+        new.cues = e.cues
+        new.renderingStarted = true
+        new.framesRendered = e.framesRendered
+        currentEntry = new
+        currentFrame = nil
+        currentFrameShown = true
+        if let cue = new.cues.seek(to: time) { fire(cue) }
+        log.info("seek \(e.item.id) to \(String(format: "%.3f", time)) s")
+        return true
+    }
+
+    /// Seeks to `position` in [0, 1) of the current item's length.
+    @discardableResult
+    public func seek(position fraction: Double) -> Bool {
+        guard fraction >= 0, fraction < 1, let total = totalTime else { return false }
+        return seek(time: fraction * total)
+    }
+
+    /// Seeks to audio frame `frame` (`format.sampleRate` per second).
+    @discardableResult
+    public func seek(frame: Int) -> Bool { seek(time: Double(frame) / Double(format.sampleRate)) }
+
+    /// Seeks forward by `seconds` (default 3), clamped to just before the end.
+    @discardableResult
+    public func seek(forward seconds: Double = 3) -> Bool {
+        guard let t = currentTime else { return false }
+        var target = t + seconds
+        if let total = totalTime { target = min(target, max(0, total - period)) }
+        return seek(time: target)
+    }
+
+    /// Seeks backward by `seconds` (default 3), clamped to 0.
+    @discardableResult
+    public func seek(backward seconds: Double = 3) -> Bool {
+        guard let t = currentTime else { return false }
+        return seek(time: max(0, t - seconds))
+    }
+
+    // MARK: - Internals
+
+    private func nextForPreroll() -> PlaylistItem? {
+        guard queue.state != .stopped else { return nil }
+        if queue.queueIsEmpty, let refill {
+            for item in refill() { _ = queue.enqueue(item) }
+        }
+        return queue.takeNextForPreroll()
+    }
+
+    private func dropPrerolled(returning: Bool) {
+        if let item = timeline.dropPrerolled(), returning { queue.returnToQueue(item) }
+    }
+
+    private func apply(_ changes: [PlaybackChange]) {
+        for change in changes {
+            switch change {
+            case .cancelCurrent:
+                for e in timeline.cancelAll() {
+                    events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
+                }
+                if currentEntry != nil { events.post(.nowPlayingChanged(item: nil)) }
+                currentEntry = nil
+                currentFrame = nil
+            case .load(let item):
+                let (cancelled, _) = timeline.start(item, position: position)
+                for e in cancelled { events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered)) }
+                events.post(.didAdvanceToPlaybackSession(item: item.id))
+            case .state(let s):
+                switch s {
+                case .paused:
+                    if pausedOutputTime == nil { pausedOutputTime = output.nextPresentationTime() }
+                    audio?.setPaused(true)
+                case .playing:
+                    if let t = pausedOutputTime { pauseOffset += output.nextPresentationTime() - t }
+                    pausedOutputTime = nil
+                    videoClockOrigin = nil
+                    audio?.setPaused(false)
+                case .stopped:
+                    if pausedOutputTime == nil { pausedOutputTime = output.nextPresentationTime() }
+                    audio?.setPaused(true)   // the device plays silence until playback starts again
+                    timeline.cancelAll()
+                    currentEntry = nil
+                    currentFrame = nil
+                }
+                events.post(.playbackStateChanged(s))
+            }
+        }
+    }
+
+    private func fire(_ cue: CuePointEvent) {
+        events.post(.cuePoints(cue))
+        for c in cue.cuePoints {
+            events.post(.action(c.action, source: "cue \(cue.itemID)/\(c.id)"))
+            perform(c.action, source: "cue \(cue.itemID)/\(c.id)")
+        }
+    }
+
+    /// Applies the actions the engine owns (seek, pause, resume, setVolume, log); every action is
+    /// also handed to `onAction` (jump, showOverlay, hideOverlays need the catalog or the UI).
+    func perform(_ action: Action, source: String) {
+        switch action {
+        case .log(let m): log.info("\(source): \(m)")
+        case .seek(let t): seek(time: t)
+        case .pause: pause()
+        case .resume: resume()
+        case .setVolume(let v): volume = v
+        case .jump, .showOverlay, .hideOverlays: break
+        }
+        onAction?(action, source)
+    }
+
+    /// Catalog time at the output time `tDisplay`.
+    private func clock(at tDisplay: Double) -> Double {
+        if queue.state != .playing && pausedOutputTime != nil { return position }
+        let tMono = output.monotonicTime(ofPresentation: tDisplay)
+        if output.isVirtual && audio == nil { return tDisplay - pauseOffset }
+        if let audio, let entry = currentEntry, entry.source.hasAudio, let t = audio.catalogTime(at: tMono) {
+            videoClockOrigin = nil
+            return t
+        }
+        if let audio, currentEntry == nil, let t = audio.catalogTime(at: tMono) { return t }
+        if videoClockOrigin == nil {
+            let base = audio?.catalogTime(at: tMono) ?? (currentEntry.map { max($0.start, position) } ?? position)
+            videoClockOrigin = (base, tMono)
+        }
+        return videoClockOrigin!.catalog + (tMono - videoClockOrigin!.output)
+    }
+
+    /// Starts the audio device (after the first item opened, so playback does not begin with silence).
+    func startAudio() {
+        guard let audio else { return }
+        timeline.moreExpected = !queue.queueIsEmpty || refill != nil
+        _ = timeline.maintain(position: 0)
+        let deadline = monotonicNow() + 2
+        // Prefill: wait until the first item has sound queued (or turns out to have none).
+        while let e = timeline.entries.first, monotonicNow() < deadline,
+              e.source.state == .opening || e.source.hasAudio && e.source.audio.frames < 4096 && !e.source.audio.isFinished {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        audio.start(timeline: timeline)
+    }
+
+    /// One vblank: advance the clock, schedule items, pick the frame due, present it, fire cue
+    /// points and events. Returns false once the queue is exhausted and nothing plays.
+    func step() throws -> Bool {
+        let tDisplay = output.nextPresentationTime()
+        position = clock(at: tDisplay)
+        let hostTime = output.monotonicTime(ofPresentation: tDisplay)
+
+        if let message = fixedSlate {
+            content = .slate(message)
+        } else if queue.state == .stopped {
+            content = .background
+        } else {
+            timeline.moreExpected = !queue.queueIsEmpty || refill != nil
+            let changes = timeline.maintain(position: position)
+            post(changes, hostTime: hostTime)
+            if timeline.isExhausted {
+                currentEntry = nil
+                events.post(.nowPlayingChanged(item: nil))
+                events.post(.endOfAudio)
+                apply(queue.playbackEnded())
+                return false
+            }
+            var entry = timeline.entry(at: position)
+            // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
+            // and be skipped); a real clock keeps showing the previous picture meanwhile.
+            while let e = entry, e.source.state == .opening {
+                guard deterministic else { entry = nil; break }
+                Thread.sleep(forTimeInterval: 0.001)
+                if e.source.state != .opening {
+                    post(timeline.maintain(position: position), hostTime: hostTime)
+                    entry = timeline.entry(at: position)
+                }
+            }
+            if let e = entry, case .failed = e.source.state { entry = nil }
+            if let entry, entry !== currentEntry { switchTo(entry) }
+            if let t = pendingSeek, currentEntry != nil, currentEntry!.source.state != .opening {
+                pendingSeek = nil
+                seek(time: t)
+            }
+            if let message = timeline.slateMessage {
+                content = .slate(message)
+            } else if let entry = currentEntry, entry === timeline.entry(at: position) {
+                pickFrame(entry)
+            }
+        }
+        try present(hostTime: hostTime)
+        if let e = currentEntry, queue.state == .playing {
+            // Cue points against the presented frame's PTS (or the clock for items without video).
+            let local: Double
+            if case .frame(let f, _) = content, !e.source.isStill, e.source.hasVideo { local = f.pts } else { local = position - e.start }
+            if let cue = e.cues.advance(to: local) { fire(cue) }
+            if position - lastProgressEvent >= progressInterval {
+                lastProgressEvent = position
+                events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime), monotonic: hostTime)
+            }
+        }
+        stats.vblanks += 1
+        stats.catalogSeconds = position
+        return true
+    }
+
+    private func switchTo(_ entry: Timeline.Entry) {
+        if let c = currentFrame, !currentFrameShown, let old = currentEntry {
+            stats.framesDropped += 1
+            log.debug("dropped frame at \(c.pts) s of \(old.item.id): its item ended first")
+        }
+        let isSeekRestart = entry.renderingStarted
+        currentEntry = entry
+        currentFrame = nil
+        currentFrameShown = true
+        guard !isSeekRestart else { return }
+        entry.renderingStarted = true
+        stats.itemsStarted += 1
+        queue.nowPlaying(entry.item)
+        log.info("now playing \(entry.item.id) (\(entry.item.src))", ["at": String(format: "%.3f", entry.start)])
+        events.post(.renderingStarted(item: entry.item.id))
+        events.post(.nowPlayingChanged(item: entry.item.id))
+        if !entry.source.hasAudio { videoClockOrigin = nil }
+    }
+
+    private func pickFrame(_ entry: Timeline.Entry) {
+        let local = position - entry.start
+        let q = entry.source.video
+        // Show the latest frame due by this vblank (PTS within half a period); frames passed over
+        // were late and count as dropped. A virtual clock waits for the decoder instead, so
+        // recordings are exact.
+        while queue.state == .playing || currentFrame == nil {
+            if let f = q.peek() {
+                guard f.pts <= local + period / 2 || (entry.source.isStill && currentFrame == nil) || currentFrame == nil && queue.state != .playing else { break }
+                // The first frame of an item is always shown, even when the vblank phase makes the
+                // second one nearer: a title frame is never skipped at a boundary.
+                if currentFrame == nil && !entry.source.isStill {
+                    _ = q.pop()
+                    currentFrame = f
+                    currentFrameShown = false
+                    break
+                }
+                _ = q.pop()
+                if let c = currentFrame, !currentFrameShown {
+                    stats.framesDropped += 1
+                    log.debug("dropped frame at \(c.pts) s of \(entry.item.id): late for the vblank at \(local) s")
+                }
+                currentFrame = f
+                currentFrameShown = false
+                continue
+            }
+            if !deterministic || q.isFinished || q.closed { break }
+            if case .failed = entry.source.state { break }
+            if !entry.source.hasVideo && entry.source.state != .opening { break }
+            q.waitForItem(timeout: 0.1)
+        }
+        if let f = currentFrame {
+            content = .frame(f, generation: entry.source.generation)
+        } else if !entry.source.hasVideo && entry.source.state != .opening {
+            content = .background
+        }
+    }
+
+    private func present(hostTime: Double) throws {
+        // Redraw when the picture changes, and at least once a second so the display keeps flipping
+        // (the watchdog is fed from completed flips).
+        let now = monotonicNow()
+        if content != drawn || now - lastPresent >= 1 {
+            let c = content
+            try output.present { target in try compositor.draw(c, into: target) }
+            lastPresent = now
+            if drawn == nil {
+                notifier.ready(status: "playing")
+                log.info("first frame on screen")
+            }
+            drawn = content
+            if case .frame(let f, _) = content, let entry = currentEntry, !currentFrameShown {
+                currentFrameShown = true
+                entry.framesRendered += 1
+                stats.framesPresented += 1
+                lastProgress = now
+                if entry.source.hasAudio && queue.state == .playing {
+                    let off = (entry.start + f.pts - position) * 1000
+                    offsetSum += off
+                    stats.avSamples += 1
+                    stats.avOffsetMaxMs = max(stats.avOffsetMaxMs, abs(off))
+                    stats.avOffsetMeanMs = offsetSum / Double(stats.avSamples)
+                }
+            }
+        } else {
+            try output.idle()
+        }
+        // Progress: a new frame was shown, or nothing more is expected (a still, an audio item, the
+        // slate, a pause, or an item whose decoder finished). A decoder that stalls mid-item stops the
+        // pings, so systemd restarts the player.
+        if let entry = currentEntry, case .frame = content, !entry.source.isStill, queue.state == .playing,
+           entry.source.state == .playing, entry.source.hasVideo {
+            // waiting on video frames: only a presented frame counts (set above)
+        } else {
+            lastProgress = now
+        }
+        if output.completedFlips != flipsSeen {
+            flipsSeen = output.completedFlips
+            if now - lastProgress < stallLimit && now - lastPing >= 0.5 {
+                notifier.watchdog()
+                lastPing = now
+            }
+        }
+    }
+
+    private func post(_ changes: Timeline.Changes, hostTime: Double) {
+        for (e, why) in changes.failed {
+            stats.itemsFailed += 1
+            events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.framesRendered))
+        }
+        for e in changes.retired where e.renderingStarted {
+            events.post(.renderingComplete(item: e.item.id))
+            if e === currentEntry { currentEntry = nil }
+        }
+        for e in changes.scheduled {
+            events.post(.renderingWillStart(item: e.item.id, at: hostTime + (e.start - position)))
+        }
+        for e in timeline.entries + changes.retired {
+            let id = ObjectIdentifier(e.source)
+            if e.source.state != .opening, !decodeStartedPosted.contains(id), !isFailed(e) {
+                decodeStartedPosted.insert(id)
+                events.post(.decodingStarted(item: e.item.id))
+            }
+            if e.source.state == .finished, !decodeCompletePosted.contains(id) {
+                decodeCompletePosted.insert(id)
+                events.post(.decodingComplete(item: e.item.id))
+            }
+            if !e.announcedLength, let len = e.source.length {
+                e.announcedLength = true
+                events.post(.durationChanged(item: e.item.id, duration: len))
+                events.post(.renderingWillComplete(item: e.item.id, at: hostTime + (e.start + len - position)))
+            }
+        }
+        if decodeStartedPosted.count > 64 { decodeStartedPosted.removeAll(); decodeCompletePosted.removeAll() }
+    }
+
+    private func isFailed(_ e: Timeline.Entry) -> Bool { if case .failed = e.source.state { return true } else { return false } }
+
+    func finish() {
+        timeline.shutdown()
+        audio?.stop()
+        stats.xruns = audio?.xrunCount ?? 0
+        stats.audioUnderflowFrames = timeline.underflowFrames
+        events.finish()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import VitrineCore
+
+/// Everything the player reports (SFBAudioPlayer's delegate events plus BCOV's facade events).
+/// Times: `at` values are `CLOCK_MONOTONIC` seconds of the output (host time); item times are
+/// seconds from the item's start.
+public enum PlayerEvent: Sendable, Equatable {
+    /// A decoder opened its file and started decoding.
+    case decodingStarted(item: String)
+    /// A decoder reached the end of its file (everything is queued for output).
+    case decodingComplete(item: String)
+    /// The item is scheduled to start rendering at host time `at`.
+    case renderingWillStart(item: String, at: Double)
+    /// The item's first frame or sample was presented.
+    case renderingStarted(item: String)
+    /// The item's length is known: rendering will complete at host time `at`.
+    case renderingWillComplete(item: String, at: Double)
+    /// The item's last frame and sample were presented.
+    case renderingComplete(item: String)
+    /// What a viewer would call "now playing" changed (nil: nothing).
+    case nowPlayingChanged(item: String?)
+    case playbackStateChanged(PlaybackState)
+    /// The last queued item finished and nothing follows.
+    case endOfAudio
+    /// A decoder was cancelled (stop, skip, seek) after rendering `framesRendered` video frames.
+    case decoderCanceled(item: String, framesRendered: Int)
+    /// A decoder failed; the item is skipped.
+    case decodingAborted(item: String, error: String, framesRendered: Int)
+    /// An asynchronous error (output, device).
+    case encounteredError(String)
+    /// The queue advanced to a new playback session (BCOV).
+    case didAdvanceToPlaybackSession(item: String)
+    /// The item's duration in seconds became known or was refined.
+    case durationChanged(item: String, duration: Double)
+    /// Periodic progress, every `progressInterval` seconds of playback.
+    case progress(item: String, time: Double, duration: Double?)
+    /// The playhead passed cue points (aggregated across a seek).
+    case cuePoints(CuePointEvent)
+    /// An action from a cue point (or later a button) went onto the action bus.
+    case action(Action, source: String)
+    /// An audio format change at an item boundary and the measured gap in milliseconds.
+    case audioGap(from: String, to: String, milliseconds: Double)
+
+    /// Lifecycle events are replayed to observers that join mid-session; cue points, actions and
+    /// progress are not.
+    var isLifecycle: Bool {
+        switch self {
+        case .cuePoints, .action, .progress, .audioGap: return false
+        default: return true
+        }
+    }
+
+    /// The event's name in the event log.
+    public var name: String {
+        switch self {
+        case .decodingStarted: return "decodingStarted"
+        case .decodingComplete: return "decodingComplete"
+        case .renderingWillStart: return "renderingWillStart"
+        case .renderingStarted: return "renderingStarted"
+        case .renderingWillComplete: return "renderingWillComplete"
+        case .renderingComplete: return "renderingComplete"
+        case .nowPlayingChanged: return "nowPlayingChanged"
+        case .playbackStateChanged: return "playbackStateChanged"
+        case .endOfAudio: return "endOfAudio"
+        case .decoderCanceled: return "decoderCanceled"
+        case .decodingAborted: return "decodingAborted"
+        case .encounteredError: return "encounteredError"
+        case .didAdvanceToPlaybackSession: return "didAdvanceToPlaybackSession"
+        case .durationChanged: return "durationChanged"
+        case .progress: return "progress"
+        case .cuePoints: return "cuePoints"
+        case .action: return "action"
+        case .audioGap: return "audioGap"
+        }
+    }
+}
+
+/// A timestamped event: `monotonic` is `CLOCK_MONOTONIC` seconds, `wall` is Unix time in seconds.
+public struct TimedEvent: Sendable, Equatable {
+    public var event: PlayerEvent
+    public var monotonic: Double
+    public var wall: Double
+}
+
+/// Delivers events to observers, each through its own `AsyncStream`, and keeps the session's
+/// lifecycle history so an observer added mid-session first receives what already happened
+/// (cue points and progress excepted: only future ones).
+public final class EventHub: Sendable {
+    private struct State {
+        var history: [TimedEvent] = []
+        var observers: [UUID: AsyncStream<TimedEvent>.Continuation] = [:]
+        var callbacks: [UUID: @Sendable (TimedEvent) -> Void] = [:]
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A stream of events from now on, preceded by the lifecycle history.
+    public func events() -> AsyncStream<TimedEvent> {
+        let (stream, continuation) = AsyncStream<TimedEvent>.makeStream(bufferingPolicy: .unbounded)
+        let id = UUID()
+        state.withLock { s in
+            for e in s.history { continuation.yield(e) }
+            s.observers[id] = continuation
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Calls `body` synchronously for every event from now on (after replaying the history).
+    @discardableResult
+    public func observe(_ body: @escaping @Sendable (TimedEvent) -> Void) -> UUID {
+        let id = UUID()
+        let replay = state.withLock { s -> [TimedEvent] in s.callbacks[id] = body; return s.history }
+        replay.forEach(body)
+        return id
+    }
+
+    public func removeObserver(_ id: UUID) { _ = state.withLock { $0.callbacks.removeValue(forKey: id) } }
+
+    func post(_ event: PlayerEvent, monotonic: Double = monotonicNow()) {
+        let timed = TimedEvent(event: event, monotonic: monotonic, wall: Date().timeIntervalSince1970)
+        let callbacks = state.withLock { s -> [@Sendable (TimedEvent) -> Void] in
+            if event.isLifecycle { s.history.append(timed) }
+            for c in s.observers.values { c.yield(timed) }
+            return Array(s.callbacks.values)
+        }
+        for c in callbacks { c(timed) }
+    }
+
+    /// Ends every stream.
+    func finish() {
+        let conts = state.withLock { s -> [AsyncStream<TimedEvent>.Continuation] in
+            let c = Array(s.observers.values); s.observers.removeAll(); return c
+        }
+        conts.forEach { $0.finish() }
+    }
+}
