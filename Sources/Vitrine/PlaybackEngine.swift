@@ -150,11 +150,17 @@ public final class PlaybackEngine {
     // MARK: - Position
 
     /// Seconds into the current item; nil with nothing playing.
-    public var currentTime: Double? { currentEntry.map { max(0, position - $0.start) } }
+    public var currentTime: Double? { currentEntry.map { max($0.source.startAt, position - $0.start) } }
     /// The current item's length in seconds once known (else its container's, capped by `duration`).
     public var totalTime: Double? {
         guard let e = currentEntry else { return nil }
-        return e.source.length ?? e.source.containerDuration.map { d in e.item.duration.map { min($0, d) } ?? d }
+        if let len = e.source.length { knownLength[e.item.src] = len; return len }
+        if let d = e.source.containerDuration {
+            let capped = e.item.duration.map { min($0, d) } ?? d
+            if knownLength[e.item.src] == nil { knownLength[e.item.src] = capped }
+            return capped
+        }
+        return knownLength[e.item.src] ?? e.item.duration
     }
     /// Position and length in output audio frames (`format.sampleRate` per second).
     public var framePosition: Int? { currentTime.map { Int(($0 * Double(format.sampleRate)).rounded()) } }
@@ -162,9 +168,15 @@ public final class PlaybackEngine {
 
     /// True when the current item can seek (a seekable file that is not a still picture).
     public var supportsSeeking: Bool {
-        guard let e = currentEntry else { return false }
-        return !e.source.isStill && e.source.seekable
+        guard let e = currentEntry, e.item.type != .image else { return false }
+        if e.source.state == .opening { return knownSeekable[e.item.src] ?? false }
+        let ok = !e.source.isStill && e.source.seekable
+        knownSeekable[e.item.src] = ok
+        return ok
     }
+    private var knownLength: [String: Double] = [:]
+    /// Whether each file could seek, remembered so a second seek can follow the first at once.
+    private var knownSeekable: [String: Bool] = [:]
 
     /// Seeks the current item to `time` seconds. False when seeking is unsupported or out of range.
     /// Cue points between the old and new playhead fire as one aggregated event.

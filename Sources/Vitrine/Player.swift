@@ -133,10 +133,11 @@ public final class Player {
             engine.play()
             engine.startAudio()
         }
+        // `--duration S` presents the vblanks in [0, S): at 30 Hz, 2 s is exactly 60 pictures.
+        let period = 1 / output.refreshRate
         while !stopSignal.load(ordering: .relaxed) {
-            if let d = options.duration, engine.catalogTime >= d - 1e-9, engine.stats.vblanks > 0 { break }
+            if let d = options.duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { break }
             guard try engine.step() else { break }
-            if let d = options.duration, engine.catalogTime >= d { break }
         }
         engine.finish()
         try recorder?.finish()
