@@ -3,19 +3,22 @@ import Media
 import VitrineCore
 
 /// What the screen should show at one vblank.
-enum ScreenContent: Equatable {
+indirect enum ScreenContent: Equatable {
     /// A decoded picture (identified by its object) from a source generation.
     case frame(VideoFrame, generation: Int)
     /// The background colour only (audio items, start-up).
     case background
     /// The built-in slate with a message.
     case slate(String)
+    /// `to` drawn over by the previous screen `from` at opacity 1 − `progress` (a crossfade).
+    case crossfade(from: ImageBuffer, to: ScreenContent, progress: Double)
 
     static func == (a: ScreenContent, b: ScreenContent) -> Bool {
         switch (a, b) {
         case let (.frame(x, g1), .frame(y, g2)): return x === y && g1 == g2
         case (.background, .background): return true
         case let (.slate(x), .slate(y)): return x == y
+        case let (.crossfade(f1, t1, p1), .crossfade(f2, t2, p2)): return f1 === f2 && t1 == t2 && p1 == p2
         default: return false
         }
     }
@@ -41,6 +44,9 @@ final class Compositor {
         switch content {
         case .background:
             target.fill(PixelRect(x: 0, y: 0, width: target.width, height: target.height), with: background)
+        case let .crossfade(from, to, progress):
+            try draw(to, into: target)
+            from.withTarget { target.blend(premultiplied: $0, x: 0, y: 0, opacity: max(0, min(1, 1 - progress))) }
         case .slate(let message):
             try withCanvas(target, canvas) { c in slate.draw(message, into: c) }
         case .frame(let frame, _):

@@ -45,6 +45,8 @@ public final class PlaybackEngine {
     private var currentEntry: Timeline.Entry?
     private var currentFrame: VideoFrame?
     private var currentFrameShown = true
+    /// A crossfade in progress: the previous screen and the catalog times it spans.
+    private var fade: (from: ImageBuffer, start: Double, duration: Double)?
     private var lastProgressEvent = -Double.infinity
     private var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
     private var flipsSeen = 0
@@ -400,6 +402,18 @@ public final class PlaybackEngine {
         guard !isSeekRestart else { return }
         entry.renderingStarted = true
         stats.itemsStarted += 1
+        // A crossfade into this item starts from what is on screen now.
+        if let t = entry.item.transition, t.type == .crossfade, t.duration > 0, let shown = drawn {
+            let from = ImageBuffer(width: output.width, height: output.height)
+            do {
+                try from.withTarget { try compositor.draw(shown, into: $0) }
+                fade = (from, position, t.duration)
+            } catch {
+                log.error("crossfade: \(error)")
+            }
+        } else {
+            fade = nil
+        }
         queue.nowPlaying(entry.item)
         log.info("now playing \(entry.item.id) (\(entry.item.src))", ["at": String(format: "%.3f", entry.start)])
         events.post(.renderingStarted(item: entry.item.id))
@@ -449,15 +463,20 @@ public final class PlaybackEngine {
         // Redraw when the picture changes, and at least once a second so the display keeps flipping
         // (the watchdog is fed from completed flips).
         let now = monotonicNow()
-        if content != drawn || now - lastPresent >= 1 {
-            let c = content
+        var shown = content
+        if let f = fade {
+            let progress = (position - f.start) / f.duration
+            if progress >= 1 || progress < 0 { fade = nil } else { shown = .crossfade(from: f.from, to: content, progress: progress) }
+        }
+        if shown != drawn || now - lastPresent >= 1 {
+            let c = shown
             try output.present { target in try compositor.draw(c, into: target) }
             lastPresent = now
             if drawn == nil {
                 notifier.ready(status: "playing")
                 log.info("first frame on screen")
             }
-            drawn = content
+            drawn = shown
             if case .frame(let f, _) = content, let entry = currentEntry, !currentFrameShown {
                 currentFrameShown = true
                 entry.framesRendered += 1
@@ -519,6 +538,11 @@ public final class PlaybackEngine {
                 events.post(.durationChanged(item: e.item.id, duration: len))
                 events.post(.renderingWillComplete(item: e.item.id, at: hostTime + (e.start + len - position)))
             }
+        }
+        for g in timeline.takeAudioGaps() {
+            let ms = Double(g.frames) * 1000 / Double(format.sampleRate)
+            events.post(.audioGap(from: g.from, to: g.to, milliseconds: ms))
+            if g.formatsDiffer { log.info("audio format change \(g.from) → \(g.to): gap \(String(format: "%.2f", ms)) ms (resampled to \(format); the device keeps its format)") }
         }
         if decodeStartedPosted.count > 64 { decodeStartedPosted.removeAll(); decodeCompletePosted.removeAll() }
     }

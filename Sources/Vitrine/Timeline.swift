@@ -53,7 +53,24 @@ final class Timeline: @unchecked Sendable {
         var exhausted = false       // nextItem returned nil and nothing is scheduled
         var audioFrame = 0          // next catalog frame the audio consumer will take
         var underflowFrames = 0
+        /// The last entry whose decoded audio was taken, and the catalog frame after its last sample.
+        var lastAudio: (entry: Entry, end: Int)?
+        /// Boundaries between two items with sound: the silence between their audio, in frames.
+        var gaps: [AudioGap] = []
     }
+
+    /// The audio between two consecutive items that both have sound.
+    struct AudioGap {
+        var from: String
+        var to: String
+        /// Frames of output audio between the first item's last sample and the second's first.
+        var frames: Int
+        /// Whether the two sources differ in sample rate or channel count.
+        var formatsDiffer: Bool
+    }
+
+    /// Takes the boundaries measured since the last call.
+    func takeAudioGaps() -> [AudioGap] { state.withLock { s in defer { s.gaps.removeAll() }; return s.gaps } }
 
     let catalogDirectory: String
     let format: AudioFormat
@@ -269,6 +286,7 @@ final class Timeline: @unchecked Sendable {
                     entry.audioDebt -= before - entry.source.audio.frames
                 }
                 n = entry.source.audio.take(maxFrames: limit, into: &out, timeout: mayHaveAudio ? wait : 0)
+                if n > 0 { noteAudio(entry, at: pos, frames: n) }
                 if n == 0 && !mayHaveAudio {
                     // An item with no audio stream plays silence; never wait on its decoder, which may be
                     // blocked on a full video queue that only this clock drains.
@@ -315,6 +333,19 @@ final class Timeline: @unchecked Sendable {
             state.withLock { $0.audioFrame += n }
         }
         return out
+    }
+
+    /// Records where an item's decoded audio was taken, measuring the gap when a new item's sound begins.
+    private func noteAudio(_ entry: Entry, at pos: Int, frames: Int) {
+        state.withLock { s in
+            if let last = s.lastAudio, last.entry !== entry, last.entry.source.generation < entry.source.generation {
+                let a = last.entry.source.audioInfo, b = entry.source.audioInfo
+                s.gaps.append(AudioGap(from: last.entry.item.id, to: entry.item.id, frames: max(0, pos - last.end),
+                                       formatsDiffer: a?.sampleRate != b?.sampleRate || a?.channels != b?.channels))
+                if s.gaps.count > 64 { s.gaps.removeFirst() }
+            }
+            s.lastAudio = (entry, pos + frames)
+        }
     }
 
     /// Next catalog audio frame to be produced.

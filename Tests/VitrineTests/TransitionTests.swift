@@ -142,4 +142,24 @@ struct TransitionTests {
         #expect(gapMs < 1, "gap \(gapMs) ms")
         #expect(abs(samples.count / 2 - 96000) <= 1600)
     }
+
+    @Test("an image with a crossfade transition blends from the previous picture; the default is a cut")
+    func crossfade() throws {
+        let dir = try Harness.newFolder("xfade")
+        try FileManager.default.copyItem(atPath: try Harness.clip("xf-red.png", ["-f", "lavfi", "-i", "color=c=red:s=64x36", "-frames:v", "1"]), toPath: dir + "/media/red.png")
+        try FileManager.default.copyItem(atPath: try Harness.clip("xf-blue.png", ["-f", "lavfi", "-i", "color=c=blue:s=64x36", "-frames:v", "1"]), toPath: dir + "/media/blue.png")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "display": { "mode": "64x36@30" },
+              "playlist": [ { "id": "r", "type": "image", "src": "media/red.png", "duration": 1 },
+                            { "id": "b", "type": "image", "src": "media/blue.png", "duration": 1,
+                              "transition": { "type": "crossfade", "duration": 0.5 } } ] }
+            """, in: dir)
+        let (_, shots, _) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 2.2, snapshots: [0.9, 1.25, 1.6, 2.1])
+        #expect(shots[0.9]!.isColor(x: 32, y: 18, 0xFF0000))
+        // Halfway through the fade: half red, half blue.
+        #expect(shots[1.25]!.isColor(x: 32, y: 18, 0x800080, tolerance: 16), "\(shots[1.25]!.rgb(x: 32, y: 18))")
+        #expect(shots[1.6]!.isColor(x: 32, y: 18, 0x0000FF))
+        // Back to red at the loop point: a cut (red has no transition).
+        #expect(shots[2.1]!.isColor(x: 32, y: 18, 0xFF0000))
+    }
 }

@@ -79,6 +79,7 @@ def main():
             msg, _ = ns.recvfrom(4096)
             for line in msg.decode(errors="replace").splitlines():
                 if line == "READY=1" and st["ActiveState"] == "activating":
+                    last_ping = time.monotonic()
                     st.update(ActiveState="active", SubState="running",
                               ActiveEnterTimestampMonotonic=mono_us())
                     log("READY=1: active")
@@ -105,8 +106,8 @@ def main():
             elif cmd == "start" and (proc is None or proc.poll() is not None):
                 wanted = True
                 start()
-        if proc and proc.poll() is None and st["ActiveState"] in ("active", "activating") \
-                and now - last_ping > wsec:
+        # systemd arms the watchdog once start-up is complete (READY=1)
+        if proc and proc.poll() is None and st["ActiveState"] == "active" and now - last_ping > wsec:
             log(f"Watchdog timeout (limit {wsec:g}s)! Killing process {proc.pid} with SIGABRT.")
             st.update(ActiveState="deactivating", SubState="stop-watchdog", Result="watchdog")
             proc.send_signal(signal.SIGABRT)
