@@ -149,6 +149,8 @@ def decode_video(rec, timeout):
     if len(data) % size:
         raise TransitionBenchError(f"decoded video is {len(data)} bytes, not a multiple of {w}x{h}")
     frames = []
+    # "black" is judged on ffmpeg's gray values as decoded (full range: black is 0, frame 0's
+    # darkest half is 28, the item tags keep every real frame's mean above 60).
     # Sample the middle of each half, away from the edge where chroma/luma bleed.
     lx0, lx1, rx0, rx1 = w // 16, 7 * w // 16, 9 * w // 16, 15 * w // 16
     y0, y1 = h // 4, 3 * h // 4
@@ -160,8 +162,9 @@ def decode_video(rec, timeout):
             row = y * w
             left += sum(f[row + lx0:row + lx1])
             right += sum(f[row + rx0:row + rx1])
-        left /= (y1 - y0) * (lx1 - lx0)
-        right /= (y1 - y0) * (rx1 - rx0)
+        # ffmpeg's gray is full range: back to the clip's limited-range luma (16…235).
+        left = 16 + left / ((y1 - y0) * (lx1 - lx0)) * 219 / 255
+        right = 16 + right / ((y1 - y0) * (rx1 - rx0)) * 219 / 255
         n = round((left - LUMA_BASE) / LUMA_STEP)
         tag = min(TAGS, key=lambda t: abs(t - right))
         frames.append({"black": mean < BLACK_LUMA, "mean": mean, "n": n,

@@ -223,6 +223,8 @@ final class Timeline: @unchecked Sendable {
             while s.entries.count < 2 {
                 let startFrame: Int
                 if let last = s.entries.last {
+                    // (A decoder that failed since the check above is handled on the next call.)
+                    if case .failed = last.source.state { break }
                     guard let len = last.lengthFrames(rate: format.sampleRate) else { break }
                     startFrame = last.startFrame + len
                 } else {
