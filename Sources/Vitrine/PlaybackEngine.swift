@@ -19,8 +19,12 @@ public final class PlaybackEngine {
     public let events = EventHub()
     /// Seconds of playback between `progress` events.
     public var progressInterval = 0.25
-    /// Called for every action a cue point fires (after the engine applied the ones it handles).
-    public var onAction: ((Action, String) -> Void)?
+    /// The action bus cue points post to. The engine carries out `log`, `seek`, `pause`, `resume` and
+    /// `setVolume` itself (on the run loop, after the current vblank); the catalog driver handles
+    /// `jump`; the overlay UI subscribes for `showOverlay` and `hideOverlays`.
+    public let actions = ActionBus()
+    /// Actions for the engine itself, applied between vblanks (handlers must not re-enter `step`).
+    private var pendingActions: [(Action, String)] = []
 
     let output: VideoOutput
     let audio: ALSAAudio?
@@ -279,23 +283,27 @@ public final class PlaybackEngine {
     private func fire(_ cue: CuePointEvent) {
         events.post(.cuePoints(cue))
         for c in cue.cuePoints {
-            events.post(.action(c.action, source: "cue \(cue.itemID)/\(c.id)"))
-            perform(c.action, source: "cue \(cue.itemID)/\(c.id)")
+            let source = "cue \(cue.itemID)/\(c.id)"
+            events.post(.action(c.action, source: source))
+            pendingActions.append((c.action, source))
+            actions.post(c.action, source: source)
         }
     }
 
-    /// Applies the actions the engine owns (seek, pause, resume, setVolume, log); every action is
-    /// also handed to `onAction` (jump, showOverlay, hideOverlays need the catalog or the UI).
-    func perform(_ action: Action, source: String) {
-        switch action {
-        case .log(let m): log.info("\(source): \(m)")
-        case .seek(let t): seek(time: t)
-        case .pause: pause()
-        case .resume: resume()
-        case .setVolume(let v): volume = v
-        case .jump, .showOverlay, .hideOverlays: break
+    /// Applies the actions the engine owns, queued by `fire` during a vblank.
+    private func performPendingActions() {
+        let list = pendingActions
+        pendingActions.removeAll()
+        for (action, source) in list {
+            switch action {
+            case .log(let m): log.info("\(source): \(m)")
+            case .seek(let t): seek(time: t)
+            case .pause: pause()
+            case .resume: resume()
+            case .setVolume(let v): volume = v
+            case .jump, .showOverlay, .hideOverlays: break
+            }
         }
-        onAction?(action, source)
     }
 
     /// Catalog time at the output time `tDisplay`.
@@ -385,6 +393,7 @@ public final class PlaybackEngine {
                 events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime), monotonic: hostTime)
             }
         }
+        performPendingActions()
         stats.vblanks += 1
         stats.catalogSeconds = position
         return true

@@ -79,15 +79,12 @@ public final class Player {
             engine.events.observe { l.write($0) }
         }
         _ = eventLog
-        engine.onAction = { [weak engine, log] action, source in
-            guard let engine else { return }
+        // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.
+        // Applied on the run loop between vblanks.
+        let jumps = JumpRequests()
+        engine.actions.subscribe { [log] action, source in
             switch action {
-            case let .jump(id, time):
-                // Play that item (from `time`), then the rest of the playlist after it.
-                guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); return }
-                engine.play(playlist[i])
-                for item in playlist[(i + 1)...] { engine.enqueue(item) }
-                if let t = time, t > 0 { engine.pendingSeek = t }
+            case let .jump(id, time): jumps.add(id, time, source)
             case .showOverlay(let o): log.info("\(source): overlay \(o) requested (overlays are not drawn yet)")
             case .hideOverlays: log.info("\(source): hide overlays requested")
             default: break
@@ -138,6 +135,12 @@ public final class Player {
         while !stopSignal.load(ordering: .relaxed) {
             if let d = options.duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { break }
             guard try engine.step() else { break }
+            for (id, time, source) in jumps.take() {
+                guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
+                engine.play(playlist[i])
+                for item in playlist[(i + 1)...] { engine.enqueue(item) }
+                if let t = time, t > 0 { engine.pendingSeek = t }
+            }
         }
         engine.finish()
         try recorder?.finish()
@@ -195,4 +198,12 @@ public enum PlayerError: Error, CustomStringConvertible {
 func applyVolume(_ samples: inout [Int16], _ gain: Double) {
     let g = Int32(max(0, min(1, gain)) * 32768)
     for i in samples.indices { samples[i] = Int16(truncatingIfNeeded: (Int32(samples[i]) * g) >> 15) }
+}
+
+/// `jump` actions posted during a vblank, applied after it.
+final class JumpRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [(String, Double?, String)] = []
+    func add(_ id: String, _ time: Double?, _ source: String) { lock.lock(); list.append((id, time, source)); lock.unlock() }
+    func take() -> [(String, Double?, String)] { lock.lock(); defer { list.removeAll(); lock.unlock() }; return list }
 }
