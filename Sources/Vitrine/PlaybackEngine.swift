@@ -393,6 +393,12 @@ public final class PlaybackEngine {
                 events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime), monotonic: hostTime)
             }
         }
+        // With no sound device on a real clock (DRM without ALSA), nobody else consumes the items'
+        // audio: discard it in step with the clock, or decoders block on full audio queues.
+        if audio == nil && !output.isVirtual && queue.state == .playing {
+            let due = Int(position * Double(format.sampleRate)) - timeline.audioPosition
+            if due > 0 { _ = timeline.pullAudio(frames: due, timeout: 0) }
+        }
         performPendingActions()
         stats.vblanks += 1
         stats.catalogSeconds = position

@@ -15,13 +15,33 @@ public struct Manifest: Sendable, Equatable {
     /// Whether the playlist restarts after its last item. Default true.
     public var loop: Bool
     public var playlist: [PlaylistItem]
+    /// Popups by id (`overlays`), presented by `showOverlay` actions. Empty when the manifest has none.
+    public var overlays: [String: Overlay]
+    /// The keys of `overlays` in document order.
+    public var overlayIDs: [String]
+    /// What to do after a time without touch input; nil when the manifest has no `idle`.
+    public var idle: IdleRule?
 
+    /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
                 display: DisplaySettings = .init(), audio: AudioSettings = .init(),
-                loop: Bool = true, playlist: [PlaylistItem] = []) {
+                loop: Bool = true, playlist: [PlaylistItem] = [],
+                overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
+        self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
     }
+}
+
+/// `idle`: after `after` seconds without touch input, play the item `item` (from its start).
+public struct IdleRule: Sendable, Equatable {
+    /// Seconds without input, > 0.
+    public var after: Double
+    /// The playlist id to jump to (`idle.jump`).
+    public var item: String
+    public init(after: Double, item: String) { self.after = after; self.item = item }
+    /// The action the rule posts when it fires.
+    public var action: Action { .jump(item: item, time: nil) }
 }
 
 /// How the screen is driven and how pictures fill it.

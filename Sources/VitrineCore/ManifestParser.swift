@@ -7,9 +7,10 @@ import Foundation
 /// One pass reports every problem, each located by a JSON path (`playlist[1].duration: required for images`).
 /// The JSON must be strict RFC 8259 UTF-8 of at most 1 MiB, nested at most 32 deep, with no key repeated in
 /// an object. Unknown fields are errors that name the field. A cue point later than its item's `duration`
-/// is only a warning. References (`jump.item`, `showOverlay.overlay`) must name an existing id; an
-/// `overlays` object is required for any `showOverlay`. `overlays` and `idle` must be objects; their
-/// contents are not yet checked.
+/// is only a warning. References (`jump.item`, `showOverlay.overlay`, in cue points and overlay buttons,
+/// and `idle.jump`) must name an existing id; an `overlays` object is required for any `showOverlay`.
+/// Each overlay's fields are checked (paths like `overlays.promo.buttons[0].action.item`), and its
+/// `image` is looked up like a `src`.
 public enum ManifestParser {
     /// The JSON limits applied to manifests.
     public static let jsonOptions = JSONValue.ParseOptions(maxDepth: 32, maxBytes: 1 << 20, rejectDuplicateKeys: true)

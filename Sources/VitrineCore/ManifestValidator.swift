@@ -36,7 +36,8 @@ struct ManifestValidator {
                 guard let items = array(value, at: key) else { break }
                 if items.isEmpty { error(key, "must contain at least one item") }
                 manifest.playlist = items.indices.map { item(items[$0], index: $0) }
-            case "overlays", "idle": _ = object(value, at: key)  // content is validated by a later version
+            case "overlays": (manifest.overlays, manifest.overlayIDs) = overlays(value, at: key)
+            case "idle": manifest.idle = idle(value, at: key)
             default: unknownField(key, at: "")
             }
         }
@@ -260,6 +261,113 @@ struct ManifestValidator {
         case "showOverlay": return .showOverlay(text)
         default: return .hideOverlays
         }
+    }
+
+    // MARK: Overlays and idle
+
+    private mutating func overlays(_ value: JSONValue, at path: String) -> ([String: Overlay], [String]) {
+        var overlays: [String: Overlay] = [:], ids: [String] = []
+        for (id, value) in object(value, at: path) ?? [] {
+            if id.isEmpty { error(path, "an overlay id must not be empty") }
+            overlays[id] = overlay(value, at: path + "." + id)
+            ids.append(id)
+        }
+        return (overlays, ids)
+    }
+
+    private mutating func overlay(_ value: JSONValue, at path: String) -> Overlay {
+        var overlay = Overlay()
+        for (key, value) in object(value, at: path) ?? [] {
+            let at = path + "." + key
+            switch key {
+            case "title": overlay.title = string(value, at: at) ?? ""
+            case "body": overlay.body = string(value, at: at) ?? ""
+            case "image":
+                guard let image = string(value, at: at) else { break }
+                overlay.image = image
+                if let reason = Self.srcProblem(image) ?? checkFile(image) { error(at, reason) }
+            case "buttons":
+                overlay.buttons = (array(value, at: at) ?? []).enumerated().map { button($1, at: "\(at)[\($0)]") }
+            case "style":
+                guard let text = string(value, at: at) else { break }
+                if let style = OverlayStyle(rawValue: text) { overlay.style = style } else {
+                    error(at, "unknown style \"\(text)\" (expected fade, popup or slide)")
+                }
+            case "duration": overlay.duration = positive(value, at: at)?.value ?? overlay.duration
+            case "modal": overlay.modal = bool(value, at: at) ?? false
+            case "dimming": overlay.dimming = dimming(value, at: at)
+            case "margins": overlay.margins = margins(value, at: at)
+            case "maxWidth": overlay.maxWidth = integer(value, at: at, minimum: 1)
+            case "autoHide": overlay.autoHide = positive(value, at: at)?.value
+            default: unknownField(key, at: path)
+            }
+        }
+        return overlay
+    }
+
+    private mutating func button(_ value: JSONValue, at path: String) -> OverlayButton {
+        var button = OverlayButton(label: "", action: .hideOverlays)
+        guard let members = object(value, at: path) else { return button }
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "label": button.label = nonEmptyString(value, at: at) ?? ""
+            case "action": button.action = action(value, at: at) ?? button.action
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["label", "action"], in: members, at: path)
+        return button
+    }
+
+    private mutating func dimming(_ value: JSONValue, at path: String) -> OverlayDimming {
+        var dimming = OverlayDimming()
+        for (key, value) in object(value, at: path) ?? [] {
+            let at = path + "." + key
+            switch key {
+            case "color":
+                guard let text = string(value, at: at) else { break }
+                if let colour = RGBColor(hex: text) { dimming.color = colour } else {
+                    error(at, "invalid colour \"\(text)\" (expected #RRGGBB)")
+                }
+            case "alpha": dimming.alpha = fraction(value, at: at) ?? dimming.alpha
+            default: unknownField(key, at: path)
+            }
+        }
+        return dimming
+    }
+
+    private mutating func margins(_ value: JSONValue, at path: String) -> OverlayMargins {
+        var margins = OverlayMargins()
+        for (key, value) in object(value, at: path) ?? [] {
+            let at = path + "." + key
+            switch key {
+            case "top": margins.top = integer(value, at: at, minimum: 0) ?? margins.top
+            case "left": margins.left = integer(value, at: at, minimum: 0) ?? margins.left
+            case "bottom": margins.bottom = integer(value, at: at, minimum: 0) ?? margins.bottom
+            case "right": margins.right = integer(value, at: at, minimum: 0) ?? margins.right
+            default: unknownField(key, at: path)
+            }
+        }
+        return margins
+    }
+
+    private mutating func idle(_ value: JSONValue, at path: String) -> IdleRule? {
+        guard let members = object(value, at: path) else { return nil }
+        var after: Double?, item: String?
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "after": after = positive(value, at: at)?.value
+            case "jump":
+                guard let id = string(value, at: at) else { break }
+                if itemIndex[id] == nil { error(at, "unknown item \"\(id)\"") } else { item = id }
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["after", "jump"], in: members, at: path)
+        guard let after, let item else { return nil }
+        return IdleRule(after: after, item: item)
     }
 
     // MARK: Typed readers: each returns the value, or records why not and returns nil.

@@ -81,7 +81,9 @@ struct ManifestParserTests {
                              transition: Transition(type: .crossfade, duration: 0.75)),
                 PlaylistItem(id: "jingle", type: .audio, src: "media/jingle.opus",
                              transition: Transition(type: .crossfade, duration: 0.5)),
-            ])
+            ],
+            overlays: ["promo": Overlay(title: "Winter opening hours")],
+            idle: IdleRule(after: 90, item: "welcome"))
         #expect(result.manifest == expected)
     }
 
