@@ -2,8 +2,10 @@
 """Vitrine's transition-gap and cue-point benchmark (part of `make bench`; also runs alone).
 
 Generates (once, cached in bench-out/transitions/) three 320x180, 30 fps, 2 s clips with the
-ffmpeg CLI. The left half's luma is 40 + 3 × frame number, the right half's luma tags the item
-(a 100, b 150, c 200); each carries a continuous sine lasting exactly the clip (96000 samples at
+ffmpeg CLI. Frame number N is burned into the left half as luma: the first quarter is
+40 + 6 × (N mod 30), the second 40 + 120 × ⌊N / 30⌋ (steps of 6 and 120 survive the player's
+YUV→RGB and the recording's RGB→YUV, which together are off by up to 1.5); the right half's luma
+tags the item (a 100, b 150, c 200). Each carries a continuous sine lasting exactly the clip (96000 samples at
 48 kHz, 88200 at 44.1 kHz; AAC in MP4):
 
   a  48 kHz stereo AAC, 440 Hz      b  48 kHz stereo AAC, 550 Hz      c  44.1 kHz mono AAC, 441 Hz
@@ -47,7 +49,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 W, H, FPS = 320, 180, 30
 CLIP_SECONDS = 2
 CLIP_FRAMES = FPS * CLIP_SECONDS
-LUMA_BASE, LUMA_STEP = 40, 3          # left half: 40 + 3 × N, N = 0…59 → 40…217
+LUMA_BASE, LUMA_STEP = 40, 6          # first quarter: 40 + 6 × (N mod 30) → 40…214
+LUMA_HIGH = 120                       # second quarter: 40 + 120 × ⌊N / 30⌋ → 40, 160
 BLACK_LUMA = 30                       # mean luma below this: a black frame
 SILENCE = 64                          # |sample| below this: near-silence
 RUN_SECONDS = 12
@@ -84,7 +87,7 @@ def _run(argv, timeout, what):
 
 
 def clip_name(item, tag, freq, rate, ch):
-    return f"{item}-{W}x{H}p{FPS}-{CLIP_SECONDS}s-luma{LUMA_BASE}+{LUMA_STEP}n-tag{tag}-{freq}hz-{rate}-{ch}ch.mp4"
+    return f"{item}-{W}x{H}p{FPS}-{CLIP_SECONDS}s-luma{LUMA_BASE}+{LUMA_STEP}n+{LUMA_HIGH}h-tag{tag}-{freq}hz-{rate}-{ch}ch.mp4"
 
 
 def make_catalog(out, timeout):
@@ -104,7 +107,8 @@ def make_catalog(out, timeout):
             _run(["ffmpeg", "-nostdin", "-v", "error", "-y",
                   "-f", "lavfi", "-i", f"color=c=black:s={W}x{H}:r={FPS}:d={CLIP_SECONDS}",
                   "-f", "lavfi", "-i", f"sine=frequency={freq}:sample_rate={rate}:duration={CLIP_SECONDS}",
-                  "-vf", f"geq=lum='if(lt(X,W/2),{LUMA_BASE}+{LUMA_STEP}*N,{tag})':cb=128:cr=128",
+                  "-vf", f"geq=lum='if(lt(X,W/4),{LUMA_BASE}+{LUMA_STEP}*mod(N,{FPS}),"
+                         f"if(lt(X,W/2),{LUMA_BASE}+{LUMA_HIGH}*floor(N/{FPS}),{tag}))':cb=128:cr=128",
                   "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", "-g", str(FPS),
                   "-c:a", "aac", "-b:a", "96k", "-ac", str(ch), "-ar", str(rate), tmp],
                  timeout, "clip generation")
@@ -151,24 +155,24 @@ def decode_video(rec, timeout):
     frames = []
     # "black" is judged on ffmpeg's gray values as decoded (full range: black is 0, frame 0's
     # darkest half is 28, the item tags keep every real frame's mean above 60).
-    # Sample the middle of each half, away from the edge where chroma/luma bleed.
-    lx0, lx1, rx0, rx1 = w // 16, 7 * w // 16, 9 * w // 16, 15 * w // 16
+    # Sample the middle of each region, away from the edges where the codecs bleed.
+    regions = [(w // 32, 7 * w // 32), (9 * w // 32, 15 * w // 32), (9 * w // 16, 15 * w // 16)]
     y0, y1 = h // 4, 3 * h // 4
     for k in range(len(data) // size):
         f = data[k * size:(k + 1) * size]
         mean = sum(f) / size
-        left = right = 0
+        sums = [0, 0, 0]
         for y in range(y0, y1):
             row = y * w
-            left += sum(f[row + lx0:row + lx1])
-            right += sum(f[row + rx0:row + rx1])
+            for j, (x0, x1) in enumerate(regions):
+                sums[j] += sum(f[row + x0:row + x1])
         # ffmpeg's gray is full range: back to the clip's limited-range luma (16…235).
-        left = 16 + left / ((y1 - y0) * (lx1 - lx0)) * 219 / 255
-        right = 16 + right / ((y1 - y0) * (rx1 - rx0)) * 219 / 255
-        n = round((left - LUMA_BASE) / LUMA_STEP)
+        low, high, right = (16 + s / ((y1 - y0) * (x1 - x0)) * 219 / 255 for s, (x0, x1) in zip(sums, regions))
+        n_low = round((low - LUMA_BASE) / LUMA_STEP)
+        n_high = round((high - LUMA_BASE) / LUMA_HIGH)
         tag = min(TAGS, key=lambda t: abs(t - right))
-        frames.append({"black": mean < BLACK_LUMA, "mean": mean, "n": n,
-                       "resid": abs(left - (LUMA_BASE + LUMA_STEP * n)),
+        frames.append({"black": mean < BLACK_LUMA, "mean": mean, "n": n_low + FPS * n_high,
+                       "resid": abs(low - (LUMA_BASE + LUMA_STEP * n_low)),
                        "item": TAGS[tag] if abs(tag - right) < 20 else "?"})
     return frames, (w, h)
 
@@ -252,7 +256,7 @@ def detectors(rec, timeout):
 
 # MARK: Cue points
 
-def cue_points(events_path, segs):
+def cue_points(events_path, frames, segs):
     """Assigns each cuePoints event to its play (the latest renderingStarted of that item) and
     compares it with the plays the recording shows."""
     plays = {}        # item → list of plays, each a list of (cue id, cue time, event)
@@ -274,16 +278,17 @@ def cue_points(events_path, segs):
                     plays.setdefault(item, []).append([])
                 for c in e["cuePoints"]:
                     plays[item][-1].append((c["id"], c["time"], e))
-    # Recorded plays of each item, in order, with the last presented frame's PTS.
+    # Recorded plays of each item, in order, with the last presented frame's number.
     recorded = {}
     for item, s, e in segs:
-        recorded.setdefault(item, []).append(e)
-    errors, ideal, missing, duplicates, outside = [], [], [], [], []
+        recorded.setdefault(item, []).append(frames[e]["n"])
+    errors, ideal, missing, duplicates, outside, notes = [], [], [], [], [], []
+    expected = 0
     for item, _, _, _, _ in ITEMS:
         ev_plays = plays.get(item, [])
         rec_plays = recorded.get(item, [])
         if len(ev_plays) != len(rec_plays):
-            log(f"bench: note: events log has {len(ev_plays)} plays of {item}, the recording {len(rec_plays)}")
+            notes.append(f"the events log has {len(ev_plays)} plays of {item}, the recording {len(rec_plays)}")
         for k in range(max(len(ev_plays), len(rec_plays))):
             fired = ev_plays[k] if k < len(ev_plays) else []
             seen = {}
@@ -296,16 +301,15 @@ def cue_points(events_path, segs):
             duplicates += [f"{item}#{k + 1} {cid} ×{n}" for cid, n in seen.items() if n > 1]
             # Expected: cue points at or before the play's last presented PTS (all of them for a
             # complete play; the last play may be cut by --duration).
-            last_pts = None
-            if k < len(rec_plays):
-                last_pts = rec_plays[k]
+            last_n = rec_plays[k] if k < len(rec_plays) else None
             for t in CUE_TIMES:
                 cid = f"{item}@{t:g}"
-                presented = last_pts is None or t <= last_pts + 1e-6
-                if presented and cid not in seen:
-                    missing.append(f"{item}#{k + 1} {cid}")
+                if last_n is None or t <= last_n / FPS + 1e-6:
+                    expected += 1
+                    if cid not in seen:
+                        missing.append(f"{item}#{k + 1} {cid}")
     return {"errors": errors, "ideal": ideal, "missing": missing, "duplicates": duplicates,
-            "outside": outside, "events": fired_lines,
+            "outside": outside, "notes": notes, "expected": expected, "events": fired_lines,
             "plays": sum(len(v) for v in plays.values())}
 
 
@@ -347,7 +351,7 @@ def measure(binary, out, timeout=120):
             half = OUT_RATE * WINDOW_MS // 1000
             baseline.append(longest_silence(samples, c - half, c + half) * 1000.0 / OUT_RATE)
     det = detectors(rec, timeout)
-    cues = cue_points(events, segs)
+    cues = cue_points(events, frames, segs)
     gap_events = []
     with open(events) as f:
         for line in f:
@@ -365,6 +369,8 @@ def measure(binary, out, timeout=120):
                  f"{len(mismatched)}" + (f" (first at vblanks {mismatched[:8]})" if mismatched else ""))
     lines.append(f"  frame-number read-back: max residual {max((f['resid'] for f in frames), default=0):.2f} luma "
                  f"(step {LUMA_STEP})")
+    lines.append(f"  ran: vitrine run --catalog {os.path.relpath(cat)} --output headless --duration {RUN_SECONDS} "
+                 f"--record {os.path.relpath(rec)} --events {os.path.relpath(events)}")
     if summary:
         lines.append(f"  vitrine: {summary}")
     hdr = f"  {'boundary':<9} {'vblank':>6} {'format':<9} {'repeat':>6} {'black':>5} {'skipped':>7} " \
@@ -375,8 +381,10 @@ def measure(binary, out, timeout=120):
         lines.append(f"  {b['from'] + '→' + b['to']:<9} {b['index']:>6} {'same' if b['same'] else 'different':<9} "
                      f"{b['repeats']:>6} {b['black']:>5} {b['skipped']:>7} "
                      f"{str(b['last_n']) + '→' + str(b['first_n']):>10} {b['silence_ms']:>10.2f}")
-    if len(bounds) != RUN_SECONDS // CLIP_SECONDS - 1:
-        lines.append(f"  note: found {len(bounds)} boundaries, expected {RUN_SECONDS // CLIP_SECONDS - 1}")
+    expected_bounds = RUN_SECONDS // CLIP_SECONDS - 1
+    if len(bounds) != expected_bounds:
+        lines.append(f"  MISSED: found {len(bounds)} boundaries, expected {expected_bounds}")
+        missed = True
     lines.append(f"  audio baseline (longest near-silence ±{WINDOW_MS} ms around each item's midpoint): "
                  f"{fmt_stat(baseline, '{:.2f}')} ms median / max")
     lines.append(f"  player's audioGap events: {', '.join(gap_events) if gap_events else 'none'}")
@@ -385,12 +393,12 @@ def measure(binary, out, timeout=120):
         lines.append(f"    {d}")
 
     lines.append("")
-    hdr = f"  {'transition gap':<28} {'boundaries':>10} {'median / max':>14}  target"
+    hdr = f"  {'transition gap':<34} {'boundaries':>10} {'median / max':>14}  target"
     lines.append(hdr)
     lines.append("  " + "-" * (len(hdr) + 8))
     for same in (True, False):
         bs = [b for b in bounds if b["same"] == same]
-        label = "same format" if same else "different format"
+        label = "same format" if same else "diff. format"
         gaps = [b["repeats"] + b["black"] for b in bs]
         skipped = [b["skipped"] for b in bs]
         sil = [b["silence_ms"] for b in bs]
@@ -400,37 +408,41 @@ def measure(binary, out, timeout=120):
         # the same bar (expected ~0 for both: everything is resampled to the device format).
         ok_a = bool(bs) and max(sil) < AUDIO_GAP_TARGET_MS
         missed |= not (ok_v and ok_s and ok_a)
-        lines.append(f"  {'video gap frames, ' + label:<28} {len(bs):>10} {fmt_stat(gaps, '{:.0f}'):>14}  "
+        lines.append(f"  {'video gap frames, ' + label:<34} {len(bs):>10} {fmt_stat(gaps, '{:.0f}'):>14}  "
                      f"0 {'ok' if ok_v else 'MISSED'}")
-        lines.append(f"  {'video skipped frames, ' + label[:4]:<28} {len(bs):>10} {fmt_stat(skipped, '{:.0f}'):>14}  "
+        lines.append(f"  {'video skipped frames, ' + label:<34} {len(bs):>10} {fmt_stat(skipped, '{:.0f}'):>14}  "
                      f"0 {'ok' if ok_s else 'MISSED'}")
-        lines.append(f"  {'audio gap ms, ' + label:<28} {len(bs):>10} {fmt_stat(sil, '{:.2f}'):>14}  "
+        lines.append(f"  {'audio gap ms, ' + label:<34} {len(bs):>10} {fmt_stat(sil, '{:.2f}'):>14}  "
                      f"<{AUDIO_GAP_TARGET_MS:.0f} {'ok' if ok_a else 'MISSED'}")
+    seq_ok = not mismatched and len(frames) == expected_n
+    missed |= not seq_ok
+    lines.append(f"  {'frames off the ideal sequence':<34} {'':>10} {len(mismatched) + abs(len(frames) - expected_n):>14}  "
+                 f"0 {'ok' if seq_ok else 'MISSED'}")
     det_ok = not det
     missed |= not det_ok
-    lines.append(f"  {'ffmpeg black/freeze lines':<28} {'':>10} {len(det):>14}  0 {'ok' if det_ok else 'MISSED'}")
+    lines.append(f"  {'ffmpeg black/freeze lines':<34} {'':>10} {len(det):>14}  0 {'ok' if det_ok else 'MISSED'}")
 
     lines.append("")
     errs = cues["errors"]
-    n_expected = len(errs) - sum(int(d.rsplit('×', 1)[1]) - 1 for d in cues["duplicates"]) + len(cues["missing"])
+    n_expected = cues["expected"]
     lines.append(f"cue points: {', '.join(f'{t:g}' for t in CUE_TIMES)} s on each item, action log; "
                  f"{len(errs)} firings in {cues['events']} cuePoints events over {cues['plays']} plays")
-    hdr = f"  {'cue point':<28} {'count':>10} {'mean / max':>14}  target"
+    hdr = f"  {'cue point':<34} {'count':>10} {'mean / max':>14}  target"
     lines.append(hdr)
     lines.append("  " + "-" * (len(hdr) + 8))
     ok_err = bool(errs) and max(errs) <= FRAME_MS + 0.01 and min(errs) >= -0.01
     mean_max = (f"{statistics.mean(errs):.1f} / {max(errs):.1f}") if errs else "n/a"
     ideal = (f"{statistics.mean(cues['ideal']):.1f} / {max(cues['ideal']):.1f}") if cues["ideal"] else "n/a"
-    lines.append(f"  {'firing error ms':<28} {len(errs):>10} {mean_max:>14}  0…{FRAME_MS:.1f} "
+    lines.append(f"  {'firing error ms':<34} {len(errs):>10} {mean_max:>14}  0…{FRAME_MS:.1f} "
                  f"{'ok' if ok_err else 'MISSED'}" + (f" (min {min(errs):.1f})" if errs else ""))
-    lines.append(f"  {'  ideal (first PTS ≥ cue)':<28} {'':>10} {ideal:>14}")
+    lines.append(f"  {'  ideal (first PTS ≥ cue)':<34} {'':>10} {ideal:>14}")
     ok_missing = not cues["missing"] and bool(errs)
-    lines.append(f"  {'never fired':<28} {len(cues['missing']):>10} {'of ' + str(n_expected):>14}  0 "
+    lines.append(f"  {'never fired':<34} {len(cues['missing']):>10} {'of ' + str(n_expected):>14}  0 "
                  f"{'ok' if ok_missing else 'MISSED'}")
     ok_dup = not cues["duplicates"] and not cues["outside"]
-    lines.append(f"  {'fired twice / outside range':<28} {len(cues['duplicates']):>5} / {len(cues['outside']):<2} "
+    lines.append(f"  {'fired twice / outside (prev, cur]':<34} {str(len(cues['duplicates'])) + ' / ' + str(len(cues['outside'])):>10} "
                  f"{'':>14}  0 {'ok' if ok_dup else 'MISSED'}")
-    for label, xs in (("never fired", cues["missing"]), ("fired twice", cues["duplicates"]),
+    for label, xs in (("note", cues["notes"]), ("never fired", cues["missing"]), ("fired twice", cues["duplicates"]),
                       ("cue outside (previousTime, currentTime]", cues["outside"])):
         if xs:
             lines.append(f"    {label}: {', '.join(xs[:10])}" + (" …" if len(xs) > 10 else ""))

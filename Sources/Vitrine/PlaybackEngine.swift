@@ -55,8 +55,9 @@ public final class PlaybackEngine {
     private var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
     private var flipsSeen = 0
     private let stallLimit: Double
-    private var decodeStartedPosted = Set<ObjectIdentifier>()
-    private var decodeCompletePosted = Set<ObjectIdentifier>()
+    /// Decoder generations whose start and completion were reported.
+    private var decodeStartedPosted = Set<Int>()
+    private var decodeCompletePosted = Set<Int>()
     private var volumeGain = 1.0
     /// A slate message that replaces everything (an invalid manifest).
     var fixedSlate: String?
@@ -390,7 +391,7 @@ public final class PlaybackEngine {
             if let cue = e.cues.advance(to: local) { fire(cue) }
             if position - lastProgressEvent >= progressInterval {
                 lastProgressEvent = position
-                events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime), monotonic: hostTime)
+                events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime))
             }
         }
         // With no sound device on a real clock (DRM without ALSA), nobody else consumes the items'
@@ -539,7 +540,7 @@ public final class PlaybackEngine {
             events.post(.renderingWillStart(item: e.item.id, at: hostTime + (e.start - position)))
         }
         for e in timeline.entries + changes.retired {
-            let id = ObjectIdentifier(e.source)
+            let id = e.source.generation
             if e.source.state != .opening, !decodeStartedPosted.contains(id), !isFailed(e) {
                 decodeStartedPosted.insert(id)
                 events.post(.decodingStarted(item: e.item.id))
@@ -559,7 +560,11 @@ public final class PlaybackEngine {
             events.post(.audioGap(from: g.from, to: g.to, milliseconds: ms))
             if g.formatsDiffer { log.info("audio format change \(g.from) → \(g.to): gap \(String(format: "%.2f", ms)) ms (resampled to \(format); the device keeps its format)") }
         }
-        if decodeStartedPosted.count > 64 { decodeStartedPosted.removeAll(); decodeCompletePosted.removeAll() }
+        if decodeStartedPosted.count > 256 {
+            let keep = decodeStartedPosted.max() ?? 0
+            decodeStartedPosted = decodeStartedPosted.filter { $0 > keep - 8 }
+            decodeCompletePosted = decodeCompletePosted.filter { $0 > keep - 8 }
+        }
     }
 
     private func isFailed(_ e: Timeline.Entry) -> Bool { if case .failed = e.source.state { return true } else { return false } }
