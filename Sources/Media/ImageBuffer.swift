@@ -153,3 +153,50 @@ public final class ImageBuffer: @unchecked Sendable {
         storage.copyMemory(from: other.storage, byteCount: stride * height)
     }
 }
+
+extension PixelTarget {
+    /// Blends one premultiplied ARGB colour (`0xAARRGGBB`, alpha `alpha` 0…1) over `rect` (clipped):
+    /// the dimming layer behind a popup.
+    public func dim(_ rect: PixelRect, color: UInt32, alpha: Double) {
+        let a = UInt32(max(0, min(255, (alpha * 255).rounded())))
+        guard a > 0 else { return }
+        let src = PixelTarget.scale(color | 0xFF00_0000, a)
+        let inv = 255 - a
+        let x0 = max(0, rect.x), y0 = max(0, rect.y)
+        let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
+        guard x1 > x0, y1 > y0 else { return }
+        for y in y0..<y1 {
+            let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in x0..<x1 { row[x] = (src &+ PixelTarget.scale(row[x], inv)) | 0xFF00_0000 }
+        }
+    }
+
+    /// Blends premultiplied ARGB8888 `source` scaled to `width`×`height` at (`x`, `y`) (nearest
+    /// sample; fractional positions round), clipped, at `opacity`: a popup while it animates.
+    public func blend(premultiplied source: PixelTarget, x: Double, y: Double, width: Double, height: Double, opacity: Double) {
+        let w = Int(width.rounded()), h = Int(height.rounded())
+        guard w > 0, h > 0 else { return }
+        if w == source.width && h == source.height {
+            blend(premultiplied: source, x: Int(x.rounded()), y: Int(y.rounded()), opacity: opacity)
+            return
+        }
+        let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
+        let ox = Int(x.rounded()), oy = Int(y.rounded())
+        for dy in 0..<h {
+            let ty = oy + dy
+            guard ty >= 0, ty < self.height else { continue }
+            let sy = min(source.height - 1, dy * source.height / h)
+            let srow = (source.base + sy * source.stride).assumingMemoryBound(to: UInt32.self)
+            let drow = (base + ty * stride).assumingMemoryBound(to: UInt32.self)
+            for dx in 0..<w {
+                let tx = ox + dx
+                guard tx >= 0, tx < self.width else { continue }
+                var s = srow[min(source.width - 1, dx * source.width / w)]
+                if a != 255 { s = PixelTarget.scale(s, a) }
+                let sa = s >> 24
+                if sa == 0 { continue }
+                drow[tx] = sa == 255 ? s | 0xFF00_0000 : (s &+ PixelTarget.scale(drow[tx], 255 - sa)) | 0xFF00_0000
+            }
+        }
+    }
+}

@@ -38,26 +38,41 @@ final class Compositor {
         slate = SlateRenderer(log: log)
     }
 
-    func draw(_ content: ScreenContent, into target: PixelTarget) throws {
-        let background = display.background.xrgb8888
+    /// Draws `content` and then `overlay` (the popups) on the logical canvas, then turns it onto the
+    /// screen if the display is rotated.
+    func draw(_ content: ScreenContent, into target: PixelTarget, overlay: ((PixelTarget) -> Void)? = nil) throws {
         let canvas = Layout.canvasSize(screenWidth: target.width, screenHeight: target.height, rotation: display.rotation)
+        try withCanvas(target, canvas) { c in
+            try drawLogical(content, into: c)
+            overlay?(c)
+        }
+    }
+
+    /// The size of the logical canvas for a screen of `width`×`height`.
+    func canvasSize(screenWidth: Int, screenHeight: Int) -> (width: Int, height: Int) {
+        Layout.canvasSize(screenWidth: screenWidth, screenHeight: screenHeight, rotation: display.rotation)
+    }
+
+    /// Draws `content` onto a logical canvas (no rotation).
+    func drawLogical(_ content: ScreenContent, into c: PixelTarget) throws {
+        let background = display.background.xrgb8888
         switch content {
         case .background:
-            target.fill(PixelRect(x: 0, y: 0, width: target.width, height: target.height), with: background)
-        case let .crossfade(from, to, progress):
-            try draw(to, into: target)
-            from.withTarget { target.blend(premultiplied: $0, x: 0, y: 0, opacity: max(0, min(1, 1 - progress))) }
+            c.fill(PixelRect(x: 0, y: 0, width: c.width, height: c.height), with: background)
         case .slate(let message):
-            try withCanvas(target, canvas) { c in slate.draw(message, into: c) }
+            slate.draw(message, into: c)
+        case let .crossfade(from, to, progress):
+            try drawLogical(to, into: c)
+            if from.width == c.width && from.height == c.height {
+                from.withTarget { c.blend(premultiplied: $0, x: 0, y: 0, opacity: max(0, min(1, 1 - progress))) }
+            }
         case .frame(let frame, _):
             let p = Layout.place(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: frame.sampleAspectRatio,
-                                 canvasWidth: canvas.width, canvasHeight: canvas.height, fit: display.fit)
-            try withCanvas(target, canvas) { c in
-                let dest = PixelRect(x: p.destination.x, y: p.destination.y, width: p.destination.width, height: p.destination.height)
-                try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
-                                 into: c, rect: dest)
-                c.fill(outside: dest, with: background)
-            }
+                                 canvasWidth: c.width, canvasHeight: c.height, fit: display.fit)
+            let dest = PixelRect(x: p.destination.x, y: p.destination.y, width: p.destination.width, height: p.destination.height)
+            try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
+                             into: c, rect: dest)
+            c.fill(outside: dest, with: background)
         }
     }
 

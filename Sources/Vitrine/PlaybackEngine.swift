@@ -54,6 +54,9 @@ public final class PlaybackEngine {
     private var lastProgressEvent = -Double.infinity
     private var lastPresent = -Double.infinity, lastProgress = monotonicNow(), lastPing = -Double.infinity
     private var flipsSeen = 0
+    private var drawnOverlayKey = ""
+    /// The host time of the vblank being prepared: popups animate on presentation timestamps.
+    private(set) var lastHostTime = 0.0
     private let stallLimit: Double
     /// Decoder generations whose start and completion were reported.
     private var decodeStartedPosted = Set<Int>()
@@ -61,6 +64,8 @@ public final class PlaybackEngine {
     private var volumeGain = 1.0
     /// A slate message that replaces everything (an invalid manifest).
     var fixedSlate: String?
+    /// The popups over the video, when the manifest defines overlays.
+    var overlays: OverlayLayer?
     /// A seek to apply once the current item is on screen (a `jump` with a time).
     var pendingSeek: Double?
     /// Refills the queue when it runs empty (the catalog's loop); nil: the queue simply ends.
@@ -302,7 +307,14 @@ public final class PlaybackEngine {
             case .pause: pause()
             case .resume: resume()
             case .setVolume(let v): volume = v
-            case .jump, .showOverlay, .hideOverlays: break
+            case .showOverlay, .hideOverlays:
+                if let overlays {
+                    let done = overlays.presenter.perform(action, at: lastHostTime)
+                    if done == false { log.info("\(source): \(action) had no effect") }
+                } else {
+                    log.info("\(source): \(action) (no overlays in this catalog)")
+                }
+            case .jump: break
             }
         }
     }
@@ -344,6 +356,7 @@ public final class PlaybackEngine {
         let tDisplay = output.nextPresentationTime()
         position = clock(at: tDisplay)
         let hostTime = output.monotonicTime(ofPresentation: tDisplay)
+        lastHostTime = hostTime
 
         if let message = fixedSlate {
             content = .slate(message)
@@ -420,9 +433,10 @@ public final class PlaybackEngine {
         stats.itemsStarted += 1
         // A crossfade into this item starts from what is on screen now.
         if let t = entry.item.transition, t.type == .crossfade, t.duration > 0, let shown = drawn {
-            let from = ImageBuffer(width: output.width, height: output.height)
+            let size = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
+            let from = ImageBuffer(width: size.width, height: size.height)
             do {
-                try from.withTarget { try compositor.draw(shown, into: $0) }
+                try from.withTarget { try compositor.drawLogical(shown, into: $0) }
                 fade = (from, position, t.duration)
             } catch {
                 log.error("crossfade: \(error)")
@@ -484,9 +498,14 @@ public final class PlaybackEngine {
             let progress = (position - f.start) / f.duration
             if progress >= 1 || progress < 0 { fade = nil } else { shown = .crossfade(from: f.from, to: content, progress: progress) }
         }
-        if shown != drawn || now - lastPresent >= 1 {
+        let overlayKey = overlays?.drawKey(at: hostTime) ?? ""
+        if shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1 {
             let c = shown
-            try output.present { target in try compositor.draw(c, into: target) }
+            let layer = overlays
+            try output.present { target in
+                try compositor.draw(c, into: target, overlay: layer.map { l in { l.draw(into: $0, at: hostTime) } })
+            }
+            drawnOverlayKey = overlayKey
             lastPresent = now
             if drawn == nil {
                 notifier.ready(status: "playing")

@@ -70,6 +70,9 @@ public final class Player {
                                     catalogDirectory: catalogDirectory, volume: manifest.audio.volume, log: log)
         engine.timeline.failureLimit = max(1, manifest.playlist.count)
         engine.fixedSlate = startMessage
+        if !manifest.overlays.isEmpty {
+            engine.overlays = OverlayLayer(overlays: manifest.overlays, catalogDirectory: catalogDirectory, log: log.child("overlay"))
+        }
         let playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
         var eventLog: EventLog?
@@ -85,8 +88,6 @@ public final class Player {
         engine.actions.subscribe { [log] action, source in
             switch action {
             case let .jump(id, time): jumps.add(id, time, source)
-            case .showOverlay(let o): log.info("\(source): overlay \(o) requested (overlays are not drawn yet)")
-            case .hideOverlays: log.info("\(source): hide overlays requested")
             default: break
             }
         }

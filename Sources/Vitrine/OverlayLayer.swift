@@ -1,0 +1,126 @@
+import Foundation
+import Canvas
+import Media
+import VitrineCore
+
+/// The popups over the video: a `ModalPresenter` (the QMUI semantics), their layout, their pictures
+/// drawn with Cairo and Pango, and their composition onto the logical canvas at each vblank
+/// (software blend into the scanout buffer; the VM's devices have no overlay plane).
+///
+/// Confined to the run loop's thread. Times are `CLOCK_MONOTONIC` seconds of the vblank being drawn.
+final class OverlayLayer {
+    let presenter: ModalPresenter
+    private let log: Logger
+    private let catalogDirectory: String
+    private var cache: [String: (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)] = [:]
+    /// The button under a finger that is down, for press feedback.
+    var pressed: (id: String, index: Int)?
+    /// Whether the last drawn picture had a popup animating (so the next vblank must redraw).
+    private(set) var lastDrawKey: String = ""
+
+    static let titleFont = "DejaVu Sans Bold"
+    static let bodyFont = "DejaVu Sans"
+
+    init(overlays: [String: Overlay], catalogDirectory: String, log: Logger) {
+        presenter = ModalPresenter(overlays: overlays)
+        self.catalogDirectory = catalogDirectory
+        self.log = log
+    }
+
+    /// A key that changes whenever the composed popups look different (phase, progress, pressed state).
+    func drawKey(at time: Double) -> String {
+        presenter.update(at: time)
+        var key = ""
+        for p in presenter.stack {
+            key += "\(p.id):\(p.phase):\(String(format: "%.3f", p.progress(at: time)));"
+        }
+        if let pressed { key += "pressed:\(pressed.id)/\(pressed.index)" }
+        return key
+    }
+
+    /// Font sizes scale with the canvas: title 1/18 of the shorter side, body 1/28, at least 12/10 px.
+    private func fonts(_ w: Int, _ h: Int) -> (title: String, body: String, label: String, size: Double) {
+        let side = Double(min(w, h))
+        let t = max(12, side / 18), b = max(10, side / 28)
+        return ("\(Self.titleFont) \(Int(t))px", "\(Self.bodyFont) \(Int(b))px", "\(Self.titleFont) \(Int(b))px", b)
+    }
+
+    /// Lays out and draws the popup `id` for a `w`×`h` canvas (cached).
+    func geometry(_ id: String, canvasWidth w: Int, canvasHeight h: Int) -> OverlayGeometry? {
+        render(id, w, h)?.geometry
+    }
+
+    @discardableResult
+    private func render(_ id: String, _ w: Int, _ h: Int) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
+        let pressedIndex = pressed?.id == id ? pressed?.index : nil
+        if let c = cache[id], c.width == w, c.height == h, c.pressed == pressedIndex { return c }
+        guard let overlay = presenter.overlays[id] else { return nil }
+        let f = fonts(w, h)
+        do {
+            let measure = try Canvas(width: 1, height: 1)
+            let labels = overlay.buttons.map { Int(measure.measureText($0.label, width: Double(w), font: f.label).width.rounded(.up)) }
+            let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, buttonLabelWidths: labels) { lw, lh in
+                let title = overlay.title.isEmpty ? (width: 0.0, height: 0.0) : measure.measureText(overlay.title, width: Double(lw), font: f.title)
+                let body = overlay.body.isEmpty ? (width: 0.0, height: 0.0)
+                    : measure.measureText(overlay.body, width: Double(lw), maxHeight: Double(max(0, lh)) - title.height, font: f.body)
+                let gap = title.height > 0 && body.height > 0 ? f.size * 0.6 : 0
+                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + gap + body.height).rounded(.up)))
+            }
+            let p = geometry.panel
+            let panel = try Canvas(width: max(1, p.width), height: max(1, p.height))
+            panel.clear(0)
+            let radius = Double(min(p.width, p.height)) * 0.06
+            panel.fillRoundedRect(x: 0, y: 0, width: Double(p.width), height: Double(p.height), radius: radius, color: Self.panelColor)
+            let cx = Double(geometry.content.x - p.x), cy = Double(geometry.content.y - p.y)
+            var y = cy
+            if !overlay.title.isEmpty {
+                y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), font: f.title, color: Self.titleColor).height
+                y += f.size * 0.6
+            }
+            if !overlay.body.isEmpty {
+                panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width),
+                               maxHeight: Double(geometry.content.y + geometry.content.height) - (y + Double(p.y)),
+                               font: f.body, color: Self.bodyColor)
+            }
+            for (i, (b, r)) in zip(overlay.buttons, geometry.buttons).enumerated() {
+                let color = i == pressedIndex ? Self.buttonPressedColor : Self.buttonColor
+                panel.fillRoundedRect(x: Double(r.x - p.x), y: Double(r.y - p.y), width: Double(r.width), height: Double(r.height),
+                                      radius: Double(r.height) * 0.25, color: color)
+                let size = panel.measureText(b.label, width: Double(r.width), font: f.label)
+                panel.drawText(b.label, x: Double(r.x - p.x), y: Double(r.y - p.y) + (Double(r.height) - size.height) / 2,
+                               width: Double(r.width), maxHeight: Double(r.height), font: f.label, color: 0xFFFF_FFFF, alignment: .center)
+            }
+            let entry = (w, h, geometry, panel, pressedIndex)
+            cache[id] = entry
+            return entry
+        } catch {
+            log.error("overlay \(id): \(error)")
+            return nil
+        }
+    }
+
+    /// Composes every popup on the stack over `target` (the logical canvas).
+    func draw(into target: PixelTarget, at time: Double) {
+        presenter.update(at: time)
+        for popup in presenter.stack {
+            guard let r = render(popup.id, target.width, target.height) else { continue }
+            let look = popup.appearance(at: time, frame: r.geometry.panel, canvasHeight: target.height)
+            target.dim(PixelRect(x: 0, y: 0, width: target.width, height: target.height),
+                       color: popup.overlay.dimming.color.xrgb8888 & 0x00FF_FFFF, alpha: look.dimmingAlpha)
+            let f = look.drawnFrame(r.geometry.panel)
+            r.panel.withPixels { raw, stride in
+                let src = PixelTarget(base: UnsafeMutableRawPointer(mutating: raw.baseAddress!), width: r.panel.width,
+                                      height: r.panel.height, stride: stride)
+                target.blend(premultiplied: src, x: f.x, y: f.y, width: f.width, height: f.height, opacity: look.alpha)
+            }
+        }
+        lastDrawKey = drawKey(at: time)
+    }
+
+    /// Panel colours (ARGB, opaque): a light card with dark text and blue buttons.
+    static let panelColor: UInt32 = 0xFFF4_F6F8
+    static let titleColor: UInt32 = 0xFF10_1820
+    static let bodyColor: UInt32 = 0xFF30_3A44
+    static let buttonColor: UInt32 = 0xFF1F_6FEB
+    static let buttonPressedColor: UInt32 = 0xFF0B_3D91
+}
