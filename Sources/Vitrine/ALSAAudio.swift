@@ -23,6 +23,8 @@ final class ALSAAudio: @unchecked Sendable {
         var delay = 0
         var at = 0.0
         var started = false
+        /// The catalog frame the device's first frame plays (audio opened after playback began).
+        var base = 0
         /// Device frame ranges that carried pause silence, oldest first.
         var silence: [(start: Int, length: Int)] = []
     }
@@ -66,6 +68,8 @@ final class ALSAAudio: @unchecked Sendable {
 
     func start(timeline: Timeline) {
         guard device != nil else { return }
+        let base = timeline.audioPosition
+        clock.withLock { $0.base = base }
         running.store(true, ordering: .relaxed)
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
@@ -122,12 +126,12 @@ final class ALSAAudio: @unchecked Sendable {
     /// Catalog time in seconds of the sample heard at monotonic time `t`; 0 before the first write.
     func catalogTime(at t: Double) -> Double? {
         let c = clock.withLock { $0 }
-        guard c.started else { return 0 }
+        guard c.started else { return Double(c.base) / Double(format.sampleRate) }
         let ahead = min(max(0, t - c.at), Double(c.delay) / Double(format.sampleRate) + 0.1)
         let devicePlayed = Double(c.written - c.delay) + ahead * Double(format.sampleRate)
         var silencePlayed = 0.0
         for b in c.silence { silencePlayed += min(Double(b.length), max(0, devicePlayed - Double(b.start))) }
-        return (devicePlayed - silencePlayed) / Double(format.sampleRate)
+        return (Double(c.base) + devicePlayed - silencePlayed) / Double(format.sampleRate)
     }
 
     func stop() {

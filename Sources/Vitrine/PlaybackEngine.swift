@@ -27,7 +27,11 @@ public final class PlaybackEngine {
     private var pendingActions: [(Action, String)] = []
 
     let output: VideoOutput
-    let audio: ALSAAudio?
+    private(set) var audio: ALSAAudio?
+    /// Opens the sound device again when it was missing at start (the card's driver may still be
+    /// probing at boot); tried every 5 s on a real output until it succeeds.
+    var reopenAudio: (() -> ALSAAudio?)?
+    private var nextAudioAttempt = 0.0
     let timeline: Timeline
     let format: AudioFormat
     private let compositor: Compositor
@@ -405,6 +409,22 @@ public final class PlaybackEngine {
             if position - lastProgressEvent >= progressInterval {
                 lastProgressEvent = position
                 events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime))
+            }
+        }
+        if audio == nil && !output.isVirtual, let reopen = reopenAudio, hostTime >= nextAudioAttempt {
+            nextAudioAttempt = hostTime + 5
+            if let a = reopen() {
+                if a.format == format {
+                    a.volume = volumeGain
+                    if queue.state != .playing { a.setPaused(true) }
+                    a.start(timeline: timeline)
+                    audio = a
+                    videoClockOrigin = nil
+                    log.info("audio device opened: \(a.summary)")
+                } else {
+                    a.stop()
+                    log.error("audio device offers \(a.format), not \(format); trying again later")
+                }
             }
         }
         // With no sound device on a real clock (DRM without ALSA), nobody else consumes the items'

@@ -91,6 +91,10 @@ public final class Player {
             default: break
             }
         }
+        // A sound card still probing at boot: keep trying on a real screen instead of playing mute forever.
+        if audio == nil && !output.isVirtual && (options.audioDevice ?? manifest.audio.device) != "none" {
+            engine.reopenAudio = { [self] in self.makeAudio(quiet: true) }
+        }
         configureEngine?(engine)
 
         // Headless: record and snapshot each vblank; audio is pulled in step with virtual time.
@@ -170,7 +174,7 @@ public final class Player {
         }
     }
 
-    private func makeAudio() -> ALSAAudio? {
+    private func makeAudio(quiet: Bool = false) -> ALSAAudio? {
         let device = options.audioDevice ?? manifest.audio.device
         if device == "none" { return nil }
         // Headless runs play into memory; they use an ALSA device only when one is named explicitly.
@@ -181,7 +185,7 @@ public final class Player {
                                  periodFrames: options.periodFrames, bufferFrames: options.bufferFrames,
                                  configText: options.alsaConfigText, log: log.child("alsa"))
         } catch {
-            log.error("audio device \(device) unavailable, playing without sound: \(error)")
+            if !quiet { log.error("audio device \(device) unavailable, playing without sound (trying again every 5 s): \(error)") }
             return nil
         }
     }
