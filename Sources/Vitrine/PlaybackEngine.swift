@@ -70,6 +70,8 @@ public final class PlaybackEngine {
     var fixedSlate: String?
     /// The popups over the video, when the manifest defines overlays.
     var overlays: OverlayLayer?
+    /// Input routing (taps, Escape, idle), when input is wired.
+    var input: InputRouter?
     /// A seek to apply once the current item is on screen (a `jump` with a time).
     var pendingSeek: Double?
     /// Refills the queue when it runs empty (the catalog's loop); nil: the queue simply ends.
@@ -300,6 +302,17 @@ public final class PlaybackEngine {
         }
     }
 
+    /// Feeds one input event (from libinput, or synthetic in tests) through the same handler.
+    /// Button actions go onto the action bus; the engine's own are applied after the next vblank.
+    public func handleInput(_ event: PointerInput) {
+        guard let input else { return }
+        for (action, source) in input.handle(event, overlays: overlays, now: lastHostTime) {
+            events.post(.action(action, source: source))
+            pendingActions.append((action, source))
+            actions.post(action, source: source)
+        }
+    }
+
     /// Applies the actions the engine owns, queued by `fire` during a vblank.
     private func performPendingActions() {
         let list = pendingActions
@@ -432,6 +445,13 @@ public final class PlaybackEngine {
         if audio == nil && !output.isVirtual && queue.state == .playing {
             let due = Int(position * Double(format.sampleRate)) - timeline.audioPosition
             if due > 0 { _ = timeline.pullAudio(frames: due, timeout: 0) }
+        }
+        if let input {
+            for (action, source) in input.checkIdle(overlays: overlays, now: hostTime) {
+                events.post(.action(action, source: source))
+                pendingActions.append((action, source))
+                actions.post(action, source: source)
+            }
         }
         performPendingActions()
         stats.vblanks += 1

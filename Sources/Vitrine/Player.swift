@@ -73,6 +73,10 @@ public final class Player {
         if !manifest.overlays.isEmpty {
             engine.overlays = OverlayLayer(overlays: manifest.overlays, catalogDirectory: catalogDirectory, log: log.child("overlay"))
         }
+        engine.input = InputRouter(transform: TouchTransform(screenWidth: output.width, screenHeight: output.height,
+                                                             rotation: manifest.display.rotation,
+                                                             calibration: options.touchCalibration ?? .identity),
+                                   idle: manifest.idle, log: log.child("input"))
         let playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
         var eventLog: EventLog?

@@ -29,6 +29,8 @@ public struct RunOptions: Sendable {
     /// Extra ALSA configuration text loaded on top of the system's (for example a `file` PCM that
     /// captures to a WAV); the PCM named by `audioDevice` may be defined here.
     public var alsaConfigText: String?
+    /// Touch calibration (libinput's 3×2 matrix on normalized coordinates), config `input.calibration`.
+    public var touchCalibration: CalibrationMatrix?
     /// ALSA period and buffer sizes in frames (config `audio.periodFrames`, `audio.bufferFrames`).
     public var periodFrames: Int = 1024
     public var bufferFrames: Int = 4096

@@ -1,0 +1,104 @@
+import Foundation
+import VitrineCore
+
+/// Touch, pointer and key input as the player sees it, from libinput (`Touch.InputEvent`) or from
+/// tests: positions are normalized to the device (0…1), times are `CLOCK_MONOTONIC` seconds.
+public enum PointerInput: Sendable, Equatable {
+    case touchDown(slot: Int, x: Double, y: Double, time: Double)
+    case touchMotion(slot: Int, x: Double, y: Double, time: Double)
+    case touchUp(slot: Int, time: Double)
+    case touchCancel(time: Double)
+    /// An absolute pointer (a mouse-driven kiosk, QEMU's usb-tablet), normalized.
+    case pointerPosition(x: Double, y: Double, time: Double)
+    /// The left button acts as a finger at the pointer's position.
+    case pointerButton(pressed: Bool, time: Double)
+    /// Linux key codes: 1 is KEY_ESC.
+    case key(code: UInt32, pressed: Bool, time: Double)
+    /// A touch device appeared: its size in millimetres sets the 10 mm tap radius.
+    case touchDevice(widthMM: Double, heightMM: Double)
+}
+
+/// Turns input into popup interaction: taps (down and up within 10 mm and 300 ms) on buttons,
+/// on the dimming, Escape, press feedback, and the idle rule. Confined to the run loop's thread.
+final class InputRouter {
+    var transform: TouchTransform
+    private var taps: TapRecognizer
+    var idle: IdleTimer?
+    private var pointer = (x: 0.5, y: 0.5)
+    private let log: Logger
+
+    init(transform: TouchTransform, idle: IdleRule?, log: Logger) {
+        self.transform = transform
+        // Until a device reports its size, assume a 22" 16:9 panel (477 × 268 mm).
+        taps = TapRecognizer(deviceWidthMM: 477, deviceHeightMM: 268)
+        self.idle = idle.map(IdleTimer.init(rule:))
+        self.log = log
+    }
+
+    /// Handles one event; returns the actions to post (button actions), with their sources.
+    func handle(_ input: PointerInput, overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
+        switch input {
+        case .touchDevice(let w, let h):
+            taps = TapRecognizer(deviceWidthMM: w, deviceHeightMM: h)
+            return []
+        default: break
+        }
+        idle?.noteInput(at: now)
+        switch input {
+        case let .touchDown(slot, x, y, time):
+            taps.touchDown(slot: slot, x: x, y: y, at: time)
+            press(at: x, y, overlays)
+        case let .touchMotion(slot, x, y, time):
+            taps.touchMotion(slot: slot, x: x, y: y, at: time)
+        case let .touchUp(slot, time):
+            overlays?.pressed = nil
+            if let tap = taps.touchUp(slot: slot, at: time) { return tapped(tap.x, tap.y, overlays, now: now) }
+        case .touchCancel:
+            overlays?.pressed = nil
+            taps.touchCancel()
+        case let .pointerPosition(x, y, time):
+            pointer = (x, y)
+            if taps.isTracking { taps.touchMotion(slot: -1, x: x, y: y, at: time) }
+        case let .pointerButton(pressed, time):
+            if pressed {
+                taps.touchDown(slot: -1, x: pointer.x, y: pointer.y, at: time)
+                press(at: pointer.x, pointer.y, overlays)
+            } else {
+                overlays?.pressed = nil
+                if let tap = taps.touchUp(slot: -1, at: time) { return tapped(tap.x, tap.y, overlays, now: now) }
+            }
+        case let .key(code, pressed, _):
+            if code == 1 && pressed, let overlays { _ = overlays.presenter.escape(at: now) }
+        case .touchDevice: break
+        }
+        return []
+    }
+
+    /// The idle rule: after N seconds with no input, hide every popup that allows it and jump.
+    func checkIdle(overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
+        guard let action = idle?.check(at: now) else { return [] }
+        _ = overlays?.presenter.hideAllVisible(reason: .idle, at: now)
+        log.info("idle for \(idle!.rule.after) s: \(action)")
+        return [(action, "idle")]
+    }
+
+    private func hit(_ x: Double, _ y: Double, _ overlays: OverlayLayer?) -> (String, OverlayHit)? {
+        guard let overlays, let top = overlays.presenter.top else { return nil }
+        let size = transform.canvasSize
+        guard let g = overlays.geometry(top.id, canvasWidth: size.width, canvasHeight: size.height) else { return nil }
+        let p = transform.canvasPoint(normalizedX: x, normalizedY: y)
+        return (top.id, g.hitTest(x: p.x, y: p.y))
+    }
+
+    private func press(at x: Double, _ y: Double, _ overlays: OverlayLayer?) {
+        if let (id, h) = hit(x, y, overlays), case .button(let i) = h { overlays?.pressed = (id, i) }
+    }
+
+    private func tapped(_ x: Double, _ y: Double, _ overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
+        guard let overlays, let (id, h) = hit(x, y, overlays) else { return [] }
+        switch overlays.presenter.tap(h, at: now) {
+        case let .button(_, index, action): return [(action, "overlay \(id)/button \(index)")]
+        default: return []
+        }
+    }
+}

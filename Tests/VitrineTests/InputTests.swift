@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import Media
+@testable import Vitrine
+import VitrineCore
+
+/// Synthetic input through the same handler libinput events reach (`PlaybackEngine.handleInput`).
+@Suite("Touch input on popups", .serialized)
+struct InputTests {
+    static func rig(modal: Bool, rotation: Rotation = .none) throws -> (EngineRig, OverlayLayer) {
+        let dir = try Harness.newFolder("input")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
+        let rig = EngineRig(catalog: dir, width: 320, height: 180)
+        let overlay = Overlay(title: "Menu", body: "Tap a button", buttons: [
+            OverlayButton(label: "Pause", action: .pause), OverlayButton(label: "Close", action: .hideOverlays)],
+            modal: modal)
+        let layer = OverlayLayer(overlays: ["menu": overlay], catalogDirectory: dir, log: Logger(label: "t", sink: LogSink.memory().0))
+        rig.engine.overlays = layer
+        rig.engine.input = InputRouter(transform: TouchTransform(screenWidth: 320, screenHeight: 180, rotation: rotation),
+                                       idle: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+        rig.engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4",
+                                     cuePoints: [CuePoint(time: 0.1, id: "open", action: .showOverlay("menu"))]))
+        try rig.run(until: 0.6)
+        #expect(layer.presenter.isVisible("menu"))
+        return (rig, layer)
+    }
+
+    /// Taps the canvas point (x, y) of a 320x180 unrotated screen: down, then up 0.1 s later.
+    static func tap(_ rig: EngineRig, x: Double, y: Double) throws {
+        let t = rig.engine.lastHostTime
+        rig.engine.handleInput(.touchDown(slot: 0, x: x / 320, y: y / 180, time: t))
+        try rig.step(3)
+        rig.engine.handleInput(.touchUp(slot: 0, time: t + 0.1))
+        try rig.step(1)
+    }
+
+    @Test("a tap on a button runs its action; a tap on the dimming hides a non-modal popup")
+    func buttonsAndDimming() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let pause = g.buttons[0]
+        try Self.tap(rig, x: Double(pause.x + pause.width / 2), y: Double(pause.y + pause.height / 2))
+        #expect(rig.engine.playbackState == .paused)
+        #expect(layer.presenter.isVisible("menu"), "buttons do not close the popup themselves")
+        try Self.tap(rig, x: 3, y: 3)            // the dimming, outside the panel
+        #expect(!layer.presenter.isVisible("menu"))
+    }
+
+    @Test("tapping the dimming never hides a modal popup; its Close button does")
+    func modal() throws {
+        let (rig, layer) = try Self.rig(modal: true)
+        try Self.tap(rig, x: 3, y: 3)
+        #expect(layer.presenter.isVisible("menu"))
+        rig.engine.handleInput(.key(code: 1, pressed: true, time: rig.engine.lastHostTime))
+        #expect(layer.presenter.isVisible("menu"), "Escape does not close a modal popup")
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let close = g.buttons[1]
+        try Self.tap(rig, x: Double(close.x + close.width / 2), y: Double(close.y + close.height / 2))
+        try rig.step(2)
+        #expect(!layer.presenter.isVisible("menu"))
+    }
+
+    @Test("Escape closes a non-modal popup; a drag across a button never triggers it")
+    func escapeAndDrag() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let pause = g.buttons[0]
+        let t = rig.engine.lastHostTime
+        // Down on the button, move 40 % of the screen away and back, up: a drag, not a tap.
+        rig.engine.handleInput(.touchDown(slot: 0, x: Double(pause.midX) / 320, y: Double(pause.midY) / 180, time: t))
+        rig.engine.handleInput(.touchMotion(slot: 0, x: 0.9, y: 0.1, time: t + 0.05))
+        rig.engine.handleInput(.touchMotion(slot: 0, x: Double(pause.midX) / 320, y: Double(pause.midY) / 180, time: t + 0.1))
+        rig.engine.handleInput(.touchUp(slot: 0, time: t + 0.15))
+        try rig.step(2)
+        #expect(rig.engine.playbackState == .playing)
+        rig.engine.handleInput(.key(code: 1, pressed: true, time: rig.engine.lastHostTime))
+        try rig.step(12)
+        #expect(!layer.presenter.isVisible("menu"))
+    }
+
+    @Test("with the screen rotated 90°, a touch lands on the rotated button")
+    func rotatedTouch() throws {
+        let (rig, layer) = try Self.rig(modal: false, rotation: .clockwise90)
+        // The logical canvas is 180x320; find the Pause button there and touch where it is on the panel.
+        let g = try #require(layer.geometry("menu", canvasWidth: 180, canvasHeight: 320))
+        let b = g.buttons[0]
+        let screen = Layout.screenPoint(canvasX: b.midX, canvasY: b.midY, rotation: .clockwise90, screenWidth: 320, screenHeight: 180)
+        try Self.tap(rig, x: Double(screen.x), y: Double(screen.y))
+        #expect(rig.engine.playbackState == .paused)
+    }
+}
+
+extension Rect {
+    var midX: Int { x + width / 2 }
+    var midY: Int { y + height / 2 }
+}
