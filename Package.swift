@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
 
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
@@ -27,19 +28,23 @@ let package = Package(
         .target(name: "PCM", dependencies: ["CALSA"]),
         .target(name: "Canvas", dependencies: ["CCairo"]),
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
+        .target(name: "Touch", dependencies: ["CInput"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
 
         // The engine: player, compositor, outputs, run loop.
-        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager"]),
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
+        // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
+        .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
+        .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
     ]
 )

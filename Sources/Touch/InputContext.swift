@@ -26,8 +26,8 @@ public final class InputContext {
     let handle: OpaquePointer
     /// The `struct udev` of the udev backend.
     private let udev: OpaquePointer?
-    /// The `open_restricted` user data; must outlive `handle`.
-    private let opener: DeviceOpener
+    /// The user data of `open_restricted` and the log handler; must outlive `handle`.
+    private let callbacks: ContextCallbacks
     /// Present devices, in the order they were added, each with a reference (`libinput_device_ref`).
     private var present: [(info: InputDeviceInfo, device: OpaquePointer)] = []
 
@@ -39,10 +39,10 @@ public final class InputContext {
     /// The corresponding C function is `libinput_get_fd`.
     public let fileDescriptor: Int32
 
-    private init(handle: OpaquePointer, udev: OpaquePointer?, opener: DeviceOpener, backend: Backend) {
+    private init(handle: OpaquePointer, udev: OpaquePointer?, callbacks: ContextCallbacks, backend: Backend) {
         self.handle = handle
         self.udev = udev
-        self.opener = opener
+        self.callbacks = callbacks
         self.backend = backend
         self.fileDescriptor = libinput_get_fd(handle)
     }
@@ -59,25 +59,30 @@ public final class InputContext {
     /// The devices present now arrive as `deviceAdded` from the first `dispatch()`, hot-plugged ones
     /// from a later one. With no devices, or no udev daemon, this still succeeds, with no devices.
     ///
-    /// - Parameter seat: the udev seat, `"seat0"` unless udev rules set `ID_SEAT`.
+    /// - Parameters:
+    ///   - seat: the udev seat, `"seat0"` unless udev rules set `ID_SEAT`.
+    ///   - log: where libinput's messages go, from this call on; `nil` leaves them on stderr.
+    ///   - logPriority: the least important messages `log` receives.
     /// - Throws: `InputError` from `udev_new`, `libinput_udev_create_context` or
     ///   `libinput_udev_assign_seat` (it fails when the udev monitor cannot be opened).
     ///
     /// The corresponding C functions are `udev_new`, `libinput_udev_create_context` and
     /// `libinput_udev_assign_seat`.
-    public static func udev(seat: String = "seat0") throws(InputError) -> InputContext {
-        let opener = DeviceOpener()
+    public static func udev(seat: String = "seat0", log: InputLogHandler? = nil,
+                            logPriority: InputLogPriority = .error) throws(InputError) -> InputContext {
+        let callbacks = ContextCallbacks(log: log)
         let udev = try InputCall.pointer("udev_new") { udev_new() }
         let handle: OpaquePointer
         do throws(InputError) {
             handle = try InputCall.pointer("libinput_udev_create_context") {
-                libinput_udev_create_context(DeviceOpener.interface, opener.userData, udev)
+                libinput_udev_create_context(ContextCallbacks.interface, callbacks.userData, udev)
             }
         } catch {
             udev_unref(udev)
             throw error
         }
-        let context = InputContext(handle: handle, udev: udev, opener: opener, backend: .udev(seat: seat))
+        let context = InputContext(handle: handle, udev: udev, callbacks: callbacks, backend: .udev(seat: seat))
+        if log != nil { ContextCallbacks.installLog(on: handle, priority: logPriority) }
         try InputCall.check("libinput_udev_assign_seat", subject: seat) { libinput_udev_assign_seat(handle, seat) }
         return context
     }
@@ -86,17 +91,22 @@ public final class InputContext {
     ///
     /// Each device arrives as `deviceAdded` from the first `dispatch()`.
     ///
-    /// - Parameter devices: event nodes such as `/dev/input/event3`; may be empty.
+    /// - Parameters:
+    ///   - devices: event nodes such as `/dev/input/event3`; may be empty.
+    ///   - log: where libinput's messages go, from this call on; `nil` leaves them on stderr.
+    ///   - logPriority: the least important messages `log` receives.
     /// - Throws: `InputError` from `libinput_path_create_context`, or from `libinput_path_add_device`
     ///   for the first node that cannot be added (see `addDevice(path:)`).
     ///
     /// The corresponding C functions are `libinput_path_create_context` and `libinput_path_add_device`.
-    public static func path(_ devices: [String]) throws(InputError) -> InputContext {
-        let opener = DeviceOpener()
+    public static func path(_ devices: [String], log: InputLogHandler? = nil,
+                            logPriority: InputLogPriority = .error) throws(InputError) -> InputContext {
+        let callbacks = ContextCallbacks(log: log)
         let handle = try InputCall.pointer("libinput_path_create_context") {
-            libinput_path_create_context(DeviceOpener.interface, opener.userData)
+            libinput_path_create_context(ContextCallbacks.interface, callbacks.userData)
         }
-        let context = InputContext(handle: handle, udev: nil, opener: opener, backend: .path)
+        let context = InputContext(handle: handle, udev: nil, callbacks: callbacks, backend: .path)
+        if log != nil { ContextCallbacks.installLog(on: handle, priority: logPriority) }
         for device in devices { try context.addDevice(path: device) }
         return context
     }
@@ -115,9 +125,10 @@ public final class InputContext {
     public func addDevice(path: String) throws(InputError) -> InputDeviceInfo {
         let operation = "libinput_path_add_device"
         guard backend == .path else { throw InputError(operation: operation, code: EINVAL, subject: path) }
-        opener.lastFailure = nil
-        let device = try InputCall.pointer(operation, subject: path, reason: { [opener] in
-            opener.lastFailure?.code ?? Self.statError(path)
+        callbacks.lastFailure = nil
+        let device = try InputCall.pointer(operation, subject: path, reason: { [callbacks] in
+            // Not errno: libinput leaves whatever its last syscall or log write set there.
+            callbacks.lastFailure?.code ?? Self.statError(path) ?? ENODEV
         }) { libinput_path_add_device(handle, path) }
         return track(device)
     }
@@ -138,10 +149,12 @@ public final class InputContext {
         var events: [InputEvent] = []
         while let event = libinput_get_event(handle) {
             defer { libinput_event_destroy(event) }
-            let type = InputEventType(libinput_event_get_type(event))
-            if type == .deviceAdded, let device = libinput_event_get_device(event) { track(device) }
-            if type == .deviceRemoved, let device = libinput_event_get_device(event) { untrack(device) }
-            if let raw = RawInputEvent.read(event), let converted = InputEvent(raw) { events.append(converted) }
+            let raw = RawInputEvent.read(event)
+            if let type = raw?.type, type == .deviceAdded || type == .deviceRemoved,
+               let device = libinput_event_get_device(event) {
+                if type == .deviceAdded { track(device) } else { untrack(device) }
+            }
+            if let raw, let converted = InputEvent(raw) { events.append(converted) }
         }
         return events
     }

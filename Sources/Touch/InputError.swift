@@ -69,8 +69,8 @@ enum InputCall {
 
     /// Runs a call that returns `NULL` on failure.
     ///
-    /// - Parameter reason: the errno to report when the call gave none: our `open_restricted`'s
-    ///   failure, if it failed during this call. Otherwise `errno`, else `ENODEV`.
+    /// - Parameter reason: the errno to report, when the caller knows better than `errno` (our
+    ///   `open_restricted`'s failure during this call). Otherwise `errno`, else `ENODEV`.
     /// - Throws: `InputError` named `operation`.
     static func pointer(_ operation: String, subject: String? = nil, reason: () -> Int32? = { nil },
                         _ body: () -> OpaquePointer?) throws(InputError) -> OpaquePointer {

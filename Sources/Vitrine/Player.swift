@@ -139,11 +139,14 @@ public final class Player {
             engine.play()
             engine.startAudio()
         }
+        // Touch, pointer and keys from libinput's seat, on a real screen.
+        let seat = output.isVirtual ? nil : SeatInput(log: log.child("input"))
         // `--duration S` presents the vblanks in [0, S): at 30 Hz, 2 s is exactly 60 pictures.
         let period = 1 / output.refreshRate
         while !stopSignal.load(ordering: .relaxed) {
             if let d = options.duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { break }
             guard try engine.step() else { break }
+            if let seat { for e in seat.poll() { engine.handleInput(e) } }
             for (id, time, source) in jumps.take() {
                 guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
                 engine.play(playlist[i])

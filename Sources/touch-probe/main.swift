@@ -1,12 +1,13 @@
 // touch-probe: opens libinput (udev seat or event nodes) and prints every InputEvent as one line,
 // for a number of seconds or until a given event. tools/vm/touch-test reads its output.
 //
-//   touch-probe [--udev] [--seat SEAT] [--path NODE]... [--seconds S] [--until NAME[:COUNT]]
+//   touch-probe [--udev] [--seat SEAT] [--path NODE]... [--calibrate M] [--seconds S] [--until NAME[:COUNT]] [--debug]
 //
 // Output, one line each, written unbuffered:
 //   ready backend=udev seat=seat0 elapsed=0.012
 //   event elapsed=0.503 now=123.456789 deviceAdded sysname=event3 name="..." touch=1 ... size=320.0x180.0mm
 //   event elapsed=1.201 now=124.154321 touchDown slot=0 x=0.2500 y=0.7500 time=124.150000
+//   log error: event3: kernel bug: ...        (libinput's own messages)
 //   done events=5 elapsed=1.305 reason=until
 // `elapsed` counts seconds from the probe's start, `now` is CLOCK_MONOTONIC (the clock of `time=`),
 // so `now - time` is the delivery latency. Exit 0, 1 on an InputError, 64 on a usage error.
@@ -14,13 +15,14 @@ import Glibc
 import Touch
 
 let usage = """
-    usage: touch-probe [--udev] [--seat SEAT] [--path NODE]... [--seconds S] [--until NAME[:COUNT]]
+    usage: touch-probe [--udev] [--seat SEAT] [--path NODE]... [--calibrate M] [--seconds S] [--until NAME[:COUNT]] [--debug]
       --udev           the udev backend (the default): every device of the seat, hot-plug included
       --seat SEAT      the udev seat (default seat0)
       --path NODE      the path backend with this event node, e.g. /dev/input/event3 (repeatable)
       --calibrate M    six numbers "a b c d e f" set on every touch device as it is added
       --seconds S      stop after S seconds (default 10)
       --until N[:C]    stop after the C-th event named N (default C = 1), e.g. touchUp or deviceAdded:2
+      --debug          print libinput's debug messages too (default: errors only)
       --help           this text
     """
 
@@ -61,8 +63,9 @@ var seat = "seat0"
 var seconds = 10.0
 var until: (name: String, count: Int)?
 var calibration: [Float]?
+var logPriority = InputLogPriority.error
 var arguments = CommandLine.arguments.dropFirst()
-func value(_ option: String) -> String {
+@MainActor func value(_ option: String) -> String {
     guard let v = arguments.popFirst() else { fail("\(option) needs a value\n\(usage)", status: 64) }
     return v
 }
@@ -84,6 +87,7 @@ while let argument = arguments.popFirst() {
         let numbers = value(argument).split(separator: " ").compactMap { Float($0) }
         guard numbers.count == 6 else { fail("--calibrate needs six numbers", status: 64) }
         calibration = numbers
+    case "--debug": logPriority = .debug
     case "--help", "-h":
         say(usage)
         exit(0)
@@ -97,7 +101,9 @@ while let argument = arguments.popFirst() {
 let start = monotonic()
 let context: InputContext
 do throws(InputError) {
-    context = paths.isEmpty ? try .udev(seat: seat) : try .path(paths)
+    let log: InputLogHandler = { priority, message in say("log \(priority): \(message)") }
+    context = paths.isEmpty ? try .udev(seat: seat, log: log, logPriority: logPriority)
+                            : try .path(paths, log: log, logPriority: logPriority)
 } catch {
     fail("\(error)", status: 1)
 }
