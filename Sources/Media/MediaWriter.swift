@@ -23,6 +23,11 @@ public final class MediaWriter: @unchecked Sendable {
     private var videoIndex: Int64 = 0
     private var audioSamples: Int64 = 0
     private var finished = false
+    /// Set once the container header is written; only then is there a file to finish.
+    private var headerWritten = false
+    /// The encoded size: the frame size rounded down to even numbers (4:2:0 needs them).
+    private let encodedWidth: Int
+    private let encodedHeight: Int
 
     public let width: Int
     public let height: Int
@@ -42,6 +47,7 @@ public final class MediaWriter: @unchecked Sendable {
     public init(path: String, width: Int, height: Int, frameRate: Int, audioRate: Int?, audioChannels: Int = 2) throws(AVError) {
         self.width = width; self.height = height; self.frameRate = frameRate
         self.audioRate = audioRate; self.audioChannels = audioChannels
+        encodedWidth = max(2, width & ~1); encodedHeight = max(2, height & ~1)
         yuv = av_frame_alloc()
         pcm = av_frame_alloc()
         packet = av_packet_alloc()
@@ -56,8 +62,8 @@ public final class MediaWriter: @unchecked Sendable {
             throw AVError(operation: "avcodec_find_encoder", message: "no H.264 or MPEG-4 encoder")
         }
         videoCodec = vc
-        vc.pointee.width = Int32(width)
-        vc.pointee.height = Int32(height)
+        vc.pointee.width = Int32(encodedWidth)
+        vc.pointee.height = Int32(encodedHeight)
         vc.pointee.pix_fmt = vt_pix_fmt_yuv420p()
         vc.pointee.time_base = AVRational(num: 1, den: Int32(frameRate))
         vc.pointee.framerate = AVRational(num: Int32(frameRate), den: 1)
@@ -81,8 +87,8 @@ public final class MediaWriter: @unchecked Sendable {
         videoStream!.pointee.time_base = vc.pointee.time_base
         try avCheck("avcodec_parameters_from_context", avcodec_parameters_from_context(videoStream!.pointee.codecpar, vc))
         yuv.pointee.format = vt_pix_fmt_yuv420p().rawValue
-        yuv.pointee.width = Int32(width)
-        yuv.pointee.height = Int32(height)
+        yuv.pointee.width = Int32(encodedWidth)
+        yuv.pointee.height = Int32(encodedHeight)
         try avCheck("av_frame_get_buffer", av_frame_get_buffer(yuv, 0))
 
         // Audio encoder: lossless PCM so tests can compare samples.
@@ -105,10 +111,11 @@ public final class MediaWriter: @unchecked Sendable {
             try avCheck("avio_open", avio_open(&fmt.pointee.pb, path, AVIO_FLAG_WRITE))
         }
         try avCheck("avformat_write_header", avformat_write_header(fmt, nil))
+        headerWritten = true
     }
 
     deinit {
-        if !finished { try? finish() }
+        if !finished && headerWritten { try? finish() }
         sws_freeContext(sws)
         avcodec_free_context(&videoCodec)
         avcodec_free_context(&audioCodec)
@@ -128,7 +135,7 @@ public final class MediaWriter: @unchecked Sendable {
         precondition(image.width == width && image.height == height, "frame size differs from the recording")
         try avCheck("av_frame_make_writable", av_frame_make_writable(yuv))
         sws = sws_getCachedContext(sws, Int32(width), Int32(height), vt_pix_fmt_bgra(),
-                                   Int32(width), Int32(height), vt_pix_fmt_yuv420p(), Int32(SWS_BILINEAR), nil, nil, nil)
+                                   Int32(encodedWidth), Int32(encodedHeight), vt_pix_fmt_yuv420p(), Int32(SWS_BILINEAR), nil, nil, nil)
         var src: [UnsafePointer<UInt8>?] = [UnsafePointer(image.base.assumingMemoryBound(to: UInt8.self)), nil, nil, nil]
         var srcStride: [Int32] = [Int32(image.stride), 0, 0, 0]
         withUnsafeMutableBytes(of: &yuv.pointee.data) { data in
@@ -166,7 +173,7 @@ public final class MediaWriter: @unchecked Sendable {
 
     /// Flushes the encoders and writes the trailer. Called by `deinit` if not called before.
     public func finish() throws(AVError) {
-        guard !finished, let fmt = format else { return }
+        guard !finished, headerWritten, let fmt = format else { return }
         finished = true
         if let vc = videoCodec { _ = avcodec_send_frame(vc, nil); try drain(vc, videoStream!) }
         if let ac = audioCodec { _ = avcodec_send_frame(ac, nil); try drain(ac, audioStream!) }

@@ -67,6 +67,16 @@ final class ItemSource: @unchecked Sendable {
     var containerDuration: Double? { shared.withLock { $0.containerDuration } }
     var seekable: Bool { shared.withLock { $0.seekable } }
 
+    /// True when the decoder has produced video beyond item time `t` + 0.5 s while its audio stops
+    /// before `t`: the file's sound ended early (or has a hole) and no audio for `t` is coming, so
+    /// the player fills silence instead of waiting.
+    func audioEndedBefore(_ t: Double) -> Bool {
+        shared.withLock { s in
+            let audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
+            return s.hasVideo && s.videoEnd > t + 0.5 && audioEnd <= t + 0.001
+        }
+    }
+
     /// The item's length in seconds once decoding finished: the later of the video and audio ends,
     /// capped by the manifest `duration`; an image lasts its `duration`. Nil while still decoding.
     var length: Double? {
@@ -103,6 +113,16 @@ final class ItemSource: @unchecked Sendable {
     private func run() {
         let wantVideo = item.type != .audio
         let wantAudio = item.type != .image
+        // Only regular files: a FIFO or a device node would block the open forever.
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            fail("cannot open: \(String(cString: strerror(errno)))")
+            return
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            fail("not a regular file")
+            return
+        }
         let file: MediaFile
         do {
             file = try MediaFile(path: path, video: wantVideo, audio: wantAudio)
@@ -149,9 +169,14 @@ final class ItemSource: @unchecked Sendable {
                 videoFrames += 1
                 videoEnd = max(videoEnd, f.pts + f.duration)
                 shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
-                // Let the video queue grow while audio is short, so interleaving skew never starves audio.
-                let limit = (!hasAudio || audio.frames >= audioFormat.sampleRate / 4 || untimed) ? video.capacity : 24
-                if !video.push(f, limit: limit) { return }
+                // Let the video queue grow while audio is short, so interleaving skew never starves audio:
+                // MPEG-PS stores video up to a second ahead of its audio. Bounded to 128 MB of pictures.
+                let frameBytes = max(1, f.width * f.height * 3 / 2)
+                let growth = max(24, min(180, (128 << 20) / frameBytes))
+                let lowAudio = audioFormat.sampleRate / 4
+                if !video.push(f, limit: { [audio, video] in
+                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : growth
+                }) { return }
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }

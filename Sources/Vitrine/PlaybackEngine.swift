@@ -394,7 +394,7 @@ public final class PlaybackEngine {
             // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
             // and be skipped); a real clock keeps showing the previous picture meanwhile.
             while let e = entry, e.source.state == .opening {
-                guard deterministic else { entry = nil; break }
+                guard deterministic, !stopSignal.load(ordering: .relaxed) else { entry = nil; break }
                 Thread.sleep(forTimeInterval: 0.001)
                 if e.source.state != .opening {
                     post(timeline.maintain(position: position), hostTime: hostTime)
@@ -520,6 +520,10 @@ public final class PlaybackEngine {
             if !deterministic || q.isFinished || q.closed { break }
             if case .failed = entry.source.state { break }
             if !entry.source.hasVideo && entry.source.state != .opening { break }
+            // A decoder blocked on a full audio queue (video that ends long before its sound) sends no
+            // more pictures until this clock drains the audio: do not wait for one.
+            if entry.source.audio.frames >= entry.source.audio.capacityFrames - format.sampleRate / 10 { break }
+            if stopSignal.load(ordering: .relaxed) { break }
             q.waitForItem(timeout: 0.1)
         }
         if let f = currentFrame {

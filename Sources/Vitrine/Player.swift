@@ -176,6 +176,9 @@ public final class Player {
         default:
             var w = options.headlessWidth, h = options.headlessHeight, hz = options.headlessRefresh
             if case let .exact(mw, mh, mr) = manifest.display.mode { w = mw; h = mh; hz = Double(mr) }
+            guard w <= 7680 && h <= 7680 && w * h <= 7680 * 4320 else {
+                throw PlayerError.invalidConfiguration("headless output \(w)x\(h) is larger than 7680x4320")
+            }
             let realtime = options.realtime ?? (options.recordPath == nil && options.snapshotTimes.isEmpty)
             return HeadlessOutput(width: w, height: h, refreshRate: hz, realtime: realtime)
         }
@@ -201,8 +204,12 @@ public final class Player {
 /// Errors that end a run, mapped to sysexits by the CLI.
 public enum PlayerError: Error, CustomStringConvertible {
     case deviceUnavailable(String)
+    case invalidConfiguration(String)
     public var description: String {
-        switch self { case .deviceUnavailable(let s): return "device unavailable: \(s)" }
+        switch self {
+        case .deviceUnavailable(let s): return "device unavailable: \(s)"
+        case .invalidConfiguration(let s): return s
+        }
     }
 }
 

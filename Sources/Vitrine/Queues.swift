@@ -18,8 +18,15 @@ final class FrameQueue<Element>: @unchecked Sendable {
     /// Returns false if the queue was closed (the consumer is gone).
     @discardableResult
     func push(_ item: Element, limit: Int? = nil) -> Bool {
+        push(item) { limit ?? self.capacity }
+    }
+
+    /// Like `push(_:limit:)`, with a limit re-read every 10 ms while waiting (it may depend on
+    /// another queue, such as how much audio is buffered).
+    @discardableResult
+    func push(_ item: Element, limit: () -> Int) -> Bool {
         condition.lock(); defer { condition.unlock() }
-        while !closed && count >= (limit ?? capacity) { condition.wait() }
+        while !closed && count >= limit() { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01)) }
         if closed { return false }
         items.append(item)
         condition.broadcast()

@@ -295,6 +295,11 @@ final class Timeline: @unchecked Sendable {
                     n = limit
                     out.append(contentsOf: repeatElement(0, count: n * format.channels))
                 }
+                if n == 0 && entry.source.audioEndedBefore(Double(pos - entry.startFrame) / Double(format.sampleRate)) {
+                    // The item's sound ended before its pictures: silence, not an underflow.
+                    n = min(limit, format.sampleRate / 100)
+                    out.append(contentsOf: repeatElement(0, count: n * format.channels))
+                }
                 if n == 0 {
                     if let end, entry.source.audio.isDrained {
                         // Item audio is over: silence up to the item's end.

@@ -412,15 +412,21 @@ struct ManifestValidator {
         return int
     }
 
+    /// The longest time the manifest may state, in seconds: one year. Longer values are typos, and
+    /// the player counts time in audio frames, where they would overflow.
+    static let maximumSeconds = 31_536_000.0
+
     private mutating func nonNegative(_ value: JSONValue, at path: String) -> JSONNumber? {
         guard let number = number(value, at: path) else { return nil }
         if number.value < 0 { error(path, "must not be negative (found \(number))"); return nil }
+        if number.value > Self.maximumSeconds { error(path, "must be at most 31536000 seconds (one year) (found \(number))"); return nil }
         return number
     }
 
     private mutating func positive(_ value: JSONValue, at path: String) -> JSONNumber? {
         guard let number = number(value, at: path) else { return nil }
         if number.value <= 0 { error(path, "must be greater than 0 (found \(number))"); return nil }
+        if number.value > Self.maximumSeconds { error(path, "must be at most 31536000 seconds (one year) (found \(number))"); return nil }
         return number
     }
 

@@ -128,7 +128,7 @@ struct Arguments {
 
     func double(_ name: String) throws -> Double? {
         guard let s = options[name] else { return nil }
-        guard let d = Double(s), d >= 0 else { throw UsageError(description: "--\(name): expected seconds, got \(s)") }
+        guard let d = Double(s), d >= 0, d.isFinite else { throw UsageError(description: "--\(name): expected seconds, got \(s)") }
         return d
     }
 }
@@ -176,6 +176,17 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
     if o.output == .drm && (o.recordPath != nil || !o.snapshotTimes.isEmpty) {
         throw UsageError(description: "--record and --snapshot-at need the headless output")
     }
+    if o.audioDevice != nil && o.audioDevice != "none" && (o.recordPath != nil || !o.snapshotTimes.isEmpty) {
+        throw UsageError(description: "--record and --snapshot-at play into memory and cannot be combined with --audio-device")
+    }
+    if let r = o.recordPath, (r as NSString).pathExtension.lowercased() != "mkv" {
+        throw UsageError(description: "--record: the recording is Matroska (H.264 + PCM); give a .mkv file name, not \(r)")
+    }
+    if let bad = o.snapshotTimes.first(where: { !$0.isFinite }) {
+        throw UsageError(description: "--snapshot-at: \(bad) is not a time")
+    }
+    // Snapshots alone: stop after the last one instead of running on as fast as possible.
+    if o.duration == nil, o.recordPath == nil, let last = o.snapshotTimes.max() { o.duration = last + 0.1 }
     if !o.snapshotTimes.isEmpty {
         try FileManager.default.createDirectory(atPath: o.snapshotDirectory, withIntermediateDirectories: true)
     }
@@ -190,9 +201,13 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
     do {
         let stats = try Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate).run()
         print(stats.description)
-        return slate == nil ? .ok : .dataError
+        if slate != nil { return .dataError }
+        // Nothing in the playlist could play at all: invalid media.
+        if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return .dataError }
+        return .ok
     } catch let e as PlayerError {
         log.error("\(e)")
+        if case .invalidConfiguration = e { return .dataError }
         return .unavailable
     } catch {
         log.error("\(error)")
@@ -222,7 +237,13 @@ func commandRun(_ argv: [String]) throws -> Exit {
         let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
         log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
         var slateOptions = options
-        slateOptions.duration = min(options.duration ?? 10, 10)
+        // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).
+        let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
+        slateOptions.duration = once ? (options.duration ?? 10) : min(options.duration ?? 10, 10)
+        if once {
+            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log,
+                        slate: "Invalid manifest: \(manifestPath)\n" + shown)
+        }
         let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log,
                         slate: "Invalid manifest: \(manifestPath)\n" + shown)
         if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
