@@ -35,7 +35,7 @@ test: build
 bench: release
 	@tools/bench
 
-vm-test: release
+vm-test: setup
 	@tools/vm-test
 
 clean:

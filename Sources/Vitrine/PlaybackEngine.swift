@@ -96,6 +96,7 @@ public final class PlaybackEngine {
         timeline = Timeline(catalogDirectory: catalogDirectory, format: format, untimed: false, log: log.child("decode"),
                             nextItem: { provider() })
         provider = { [unowned self] in self.nextForPreroll() }
+        timeline.audioOnRunLoop = audio == nil && output.isVirtual
         audio?.volume = volume
     }
 
@@ -599,7 +600,7 @@ public final class PlaybackEngine {
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }
-        for e in changes.scheduled {
+        for e in changes.scheduled + timeline.takeScheduledByAudio() {
             events.post(.renderingWillStart(item: e.item.id, at: hostTime + (e.start - position)))
         }
         for e in timeline.entries + changes.retired {

@@ -220,28 +220,43 @@ final class Timeline: @unchecked Sendable {
                 s.consecutiveFailures = 0
             }
             // Schedule: the playing item plus one prerolled item once the playing one finished decoding.
-            while s.entries.count < 2 {
-                let startFrame: Int
-                if let last = s.entries.last {
-                    // (A decoder that failed since the check above is handled on the next call.)
-                    if case .failed = last.source.state { break }
-                    guard let len = last.lengthFrames(rate: format.sampleRate) else { break }
-                    startFrame = last.startFrame + len
-                } else {
-                    startFrame = startFrameNow(s, position: position)
-                }
-                guard let item = nextItem() else {
-                    s.exhausted = true
-                    break
-                }
-                s.exhausted = false
-                let e = makeEntry(&s, item, startFrame: startFrame)
-                s.entries.append(e)
-                changes.scheduled.append(e)
-            }
+            changes.scheduled += schedule(&s, position: position)
         }
         return changes
     }
+
+    /// Adds the prerolled entry when the last one's length is known (called with the lock held).
+    private func schedule(_ s: inout State, position: Double) -> [Entry] {
+        var scheduled: [Entry] = []
+        while s.entries.count < 2 {
+            let startFrame: Int
+            if let last = s.entries.last {
+                // (A decoder that failed since the check above is handled on the next call.)
+                if case .failed = last.source.state { break }
+                guard let len = last.lengthFrames(rate: format.sampleRate) else { break }
+                startFrame = last.startFrame + len
+            } else {
+                startFrame = startFrameNow(s, position: position)
+            }
+            guard let item = nextItem() else {
+                s.exhausted = true
+                break
+            }
+            s.exhausted = false
+            let e = makeEntry(&s, item, startFrame: startFrame)
+            s.entries.append(e)
+            scheduled.append(e)
+        }
+        return scheduled
+    }
+
+    /// Whether the audio consumer runs on the run loop's thread (headless), so `pullAudio` may itself
+    /// schedule the next item when it reaches the end of the last one before the presenter did.
+    var audioOnRunLoop = false
+    private var scheduledByAudio: [Entry] = []
+
+    /// Entries `pullAudio` scheduled, for the player's events.
+    func takeScheduledByAudio() -> [Entry] { state.withLock { _ in defer { scheduledByAudio.removeAll() }; return scheduledByAudio } }
 
     /// The entry that covers catalog time `position` seconds, if any.
     func entry(at position: Double) -> Entry? {
@@ -320,8 +335,15 @@ final class Timeline: @unchecked Sendable {
             } else {
                 // The queue is exhausted: return what there is; the caller stops.
                 if atEnd && end == nil { break }
-                // Past the last scheduled item while more may come: give the scheduler a moment
-                // before filling with silence (a gap).
+                // Past the last scheduled item while more may come: on the run loop, schedule it now;
+                // otherwise give the presenter a moment before filling with silence (a gap).
+                if end == nil && audioOnRunLoop && slateMessage == nil {
+                    let added = state.withLock { s -> [Entry] in schedule(&s, position: Double(pos) / Double(format.sampleRate)) }
+                    if !added.isEmpty {
+                        state.withLock { _ in scheduledByAudio += added }
+                        continue
+                    }
+                }
                 if end == nil && waited < timeout && slateMessage == nil {
                     Thread.sleep(forTimeInterval: 0.001); waited += 0.001
                     continue

@@ -248,6 +248,7 @@ def _count(m, n):
 def classify(img, inactive_ref=None):
     """Classifies a screendump. Returns (class, details) where class is one of
     'inactive' (QEMU's own 'Display output is not active' page: no guest scanout),
+    'splash' (a picture centred on black: the firmware's logo),
     'black', 'catalog', 'catalog-transition', 'slate', 'console', 'other'.
 
     catalog: >= 95 % of pixels near red, green or black (letterbox);
@@ -277,6 +278,20 @@ def classify(img, inactive_ref=None):
     if f["slate"] >= 0.80:
         return "slate", d
     if c["grey"] >= 8:
+        # Where is the non-black content? Consoles write from the top-left corner; QEMU's
+        # "Display output is not active." page is one centred line of text (at most 400x20
+        # px); a firmware logo is a picture in the middle of a black screen.
+        box = _bbox(black.to_bytes(n, "big"), w, h)
+        d["bbox"] = box
+        if box:
+            x0, y0, x1, y1 = box
+            bw, bh = x1 - x0 + 1, y1 - y0 + 1
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            if bw <= 400 and bh <= 20 and abs(cx - w / 2) <= 8 and abs(cy - h / 2) <= 12:
+                return "inactive", d
+            if x0 >= w * 0.2 and x1 <= w * 0.8 and y0 >= h * 0.2 and y1 <= h * 0.8 \
+                    and abs(cx - w / 2) <= w * 0.05:
+                return "splash", d
         return "console", d
     if f["black"] >= 0.995:
         return "black", d
@@ -285,6 +300,22 @@ def classify(img, inactive_ref=None):
     if f["black"] + f["red"] + f["green"] + f["mix"] >= 0.95:
         return "catalog-transition", d
     return "other", d
+
+
+def _bbox(blackbytes, w, h):
+    """(x0, y0, x1, y1) of the pixels that are not black (mask byte 0), or None."""
+    x0, y0, x1, y1 = w, None, -1, None
+    for y in range(h):
+        row = blackbytes[y * w:(y + 1) * w]
+        i = row.find(0)
+        if i < 0:
+            continue
+        if y0 is None:
+            y0 = y
+        y1 = y
+        x0 = min(x0, i)
+        x1 = max(x1, row.rfind(0))
+    return None if y0 is None else (x0, y0, x1, y1)
 
 
 def write_png(img, path):

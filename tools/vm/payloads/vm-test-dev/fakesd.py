@@ -25,7 +25,6 @@ def main():
     argv = sys.argv[sys.argv.index("--") + 1:]
     os.makedirs(D, exist_ok=True)
     journal = open(os.path.join(D, "journal"), "ab", buffering=0)
-    t0 = time.monotonic()
 
     def log(msg):
         with open("/proc/uptime") as f:
