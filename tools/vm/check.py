@@ -27,30 +27,16 @@ import sys
 import wave
 import zlib
 
+import vmlib  # beside this file: the screendump reader shared with tools/vm-test
+
 
 # ---------------------------------------------------------------- images
 def read_ppm(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    fields, pos = [], 0
-    while len(fields) < 4:
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        if data[pos:pos + 1] == b"#":
-            pos = data.index(b"\n", pos) + 1
-            continue
-        end = pos
-        while not data[end:end + 1].isspace():
-            end += 1
-        fields.append(data[pos:end])
-        pos = end
-    if fields[0] != b"P6" or int(fields[3]) != 255:
-        raise SystemExit(f"{path}: not an 8-bit P6 PPM")
-    w, h = int(fields[1]), int(fields[2])
-    pix = data[pos + 1:pos + 1 + w * h * 3]
-    if len(pix) != w * h * 3:
-        raise SystemExit(f"{path}: truncated ({len(pix)} of {w * h * 3} bytes)")
-    return w, h, pix
+    """(width, height, RGB bytes) of a P6 screendump; exits with the reason if it is not one."""
+    try:
+        return vmlib.read_ppm(path)
+    except ValueError as e:
+        raise SystemExit(str(e))
 
 
 def px(img, x, y):
