@@ -6,7 +6,8 @@ import VitrineCore
 /// ```json
 /// { "library": "/var/lib/vitrine", "output": "auto", "connector": null,
 ///   "audio": { "device": null, "periodFrames": 1024, "bufferFrames": 4096 },
-///   "headless": { "width": 1280, "height": 720, "refresh": 30 } }
+///   "headless": { "width": 1280, "height": 720, "refresh": 30 },
+///   "input": { "calibration": [1, 0, 0, 0, 1, 0] } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -23,6 +24,8 @@ public struct PlayerConfig: Sendable, Equatable {
     public var headlessWidth = 1280
     public var headlessHeight = 720
     public var headlessRefresh = 30.0
+    /// Touch calibration, libinput's 3×2 matrix on normalized coordinates (`input.calibration`, six numbers).
+    public var touchCalibration: CalibrationMatrix?
 
     public init() {}
 
@@ -52,6 +55,16 @@ public struct PlayerConfig: Sendable, Equatable {
                     if let k = RunOptions.OutputKind(rawValue: s) { output = k } else { problems.append("output: expected auto, drm or headless") }
                 }
             case "connector": connector = string(value, key)
+            case "input":
+                guard case let .object(inner) = value else { problems.append("input: expected an object"); continue }
+                for (k, v) in inner {
+                    guard k == "calibration" else { problems.append("input.\(k): unknown field \"\(k)\""); continue }
+                    guard case let .array(items) = v, items.count == 6,
+                          let m = CalibrationMatrix(items.compactMap { if case let .number(n) = $0 { return n.value } else { return nil } }) else {
+                        problems.append("input.calibration: expected six numbers [a, b, c, d, e, f]"); continue
+                    }
+                    touchCalibration = m
+                }
             case "audio", "headless":
                 guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }
                 for (k, v) in inner {
@@ -82,6 +95,7 @@ public struct PlayerConfig: Sendable, Equatable {
         o.headlessWidth = headlessWidth
         o.headlessHeight = headlessHeight
         o.headlessRefresh = headlessRefresh
+        o.touchCalibration = touchCalibration
     }
 }
 

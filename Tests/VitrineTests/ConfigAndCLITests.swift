@@ -15,6 +15,13 @@ struct ConfigTests {
         #expect(c.headlessWidth == 1280 && c.headlessHeight == 720 && c.headlessRefresh == 30)
     }
 
+    @Test("input.calibration takes libinput's six numbers; anything else is an error")
+    func calibration() throws {
+        let c = try PlayerConfig(json: Array(#"{"input": {"calibration": [0, 1, 0, -1, 0, 1]}}"#.utf8))
+        #expect(c.touchCalibration == CalibrationMatrix(a: 0, b: 1, c: 0, d: -1, e: 0, f: 1))
+        #expect(throws: ConfigError.self) { try PlayerConfig(json: Array(#"{"input": {"calibration": [1, 0, 0]}}"#.utf8)) }
+    }
+
     @Test("every problem is reported with its path")
     func problems() {
         #expect {
