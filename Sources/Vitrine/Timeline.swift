@@ -53,6 +53,8 @@ final class Timeline: @unchecked Sendable {
         var exhausted = false       // nextItem returned nil and nothing is scheduled
         var audioFrame = 0          // next catalog frame the audio consumer will take
         var underflowFrames = 0
+        /// When each (file, reason) failure was last logged at error level, in catalog seconds.
+        var reported: [String: Double] = [:]
         /// The last entry whose decoded audio was taken, and the catalog frame after its last sample.
         var lastAudio: (entry: Entry, end: Int)?
         /// Boundaries between two items with sound: the silence between their audio, in frames.
@@ -192,7 +194,15 @@ final class Timeline: @unchecked Sendable {
             for e in s.entries { if case .failed(let why) = e.source.state { changes.failed.append((e, why)) } }
             for (e, why) in changes.failed {
                 s.failures.append("\(e.item.id): \(why)")
-                log.error("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
+                // A file that stays broken is reported at error level once every 10 minutes, not on
+                // every pass of the loop.
+                let key = e.source.path + "\u{0}" + why
+                if let last = s.reported[key], position - last < 600 {
+                    log.debug("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
+                } else {
+                    s.reported[key] = position
+                    log.error("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
+                }
                 s.consecutiveFailures += 1
                 e.source.cancel()
             }
