@@ -42,8 +42,7 @@ let averrorEOF = vt_averror_eof()
 let averrorEAGAIN = vt_averror_eagain()
 let noPTS = vt_nopts_value()
 
-/// Sets FFmpeg's global log level (`av_log_set_level`); Vitrine keeps it at errors only.
+/// Sets FFmpeg's global log level (`av_log_set_level`); the player silences it (errors come back as `AVError`).
 public enum FFmpegLog {
-    public static func quiet() { av_log_set_level(AV_LOG_ERROR) }
     public static func silent() { av_log_set_level(AV_LOG_QUIET) }
 }

@@ -146,12 +146,6 @@ public final class ImageBuffer: @unchecked Sendable {
         let p = pixel(x: x, y: y)
         return (UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p))
     }
-
-    /// Copies all pixels from `other`, which must have the same size.
-    public func copy(from other: ImageBuffer) {
-        precondition(other.width == width && other.height == height)
-        storage.copyMemory(from: other.storage, byteCount: stride * height)
-    }
 }
 
 extension PixelTarget {

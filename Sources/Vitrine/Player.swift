@@ -79,13 +79,11 @@ public final class Player {
                                    idle: manifest.idle, log: log.child("input"))
         let playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
-        var eventLog: EventLog?
         if let path = options.eventsPath {
-            let l = try EventLog(path: path)
-            eventLog = l
-            engine.events.observe { l.write($0) }
+            // The observer closure keeps the log open for the whole run.
+            let eventLog = try EventLog(path: path)
+            engine.events.observe { eventLog.write($0) }
         }
-        _ = eventLog
         // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.
         // Applied on the run loop between vblanks.
         let jumps = JumpRequests()

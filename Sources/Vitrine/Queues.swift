@@ -49,7 +49,6 @@ final class FrameQueue<Element>: @unchecked Sendable {
     /// True when the producer finished and every item was taken.
     var isDrained: Bool { condition.lock(); defer { condition.unlock() }; return finished && count == 0 }
     var isFinished: Bool { condition.lock(); defer { condition.unlock() }; return finished }
-    var currentCount: Int { condition.lock(); defer { condition.unlock() }; return count }
 
     /// The first item without removing it.
     func peek() -> Element? {

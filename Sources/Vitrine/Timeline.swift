@@ -40,7 +40,6 @@ final class Timeline: @unchecked Sendable {
         var failed: [(Entry, String)] = []
         var retired: [Entry] = []
         var scheduled: [Entry] = []
-        var slateStarted = false
     }
 
     struct State {
@@ -213,7 +212,6 @@ final class Timeline: @unchecked Sendable {
                 s.entries.forEach { $0.source.cancel() }
                 changes.retired += s.entries
                 s.entries.removeAll()
-                changes.slateStarted = true
                 log.error("no playable item; showing the slate and checking again in 10 s")
                 return
             }
