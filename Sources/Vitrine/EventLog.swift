@@ -50,6 +50,10 @@ public final class EventLog: @unchecked Sendable {
                   ("cuePoints", "[" + c.cuePoints.map { "{\"id\":\(quote($0.id)),\"time\":\(num($0.time))}" }.joined(separator: ",") + "]")]
         case let .action(a, source): f += [("action", quote(describe(a))), ("source", quote(source))]
         case let .audioGap(from, to, ms): f += [("from", quote(from)), ("to", quote(to)), ("milliseconds", num(ms))]
+        case let .overlayAnimation(phases, seconds, vblanks, missed, presented, dropped):
+            f += [("phases", "[" + phases.map(quote).joined(separator: ",") + "]"), ("seconds", num(seconds)),
+                  ("vblanks", String(vblanks)), ("missedVblanks", String(missed)),
+                  ("framesPresented", String(presented)), ("framesDropped", String(dropped))]
         }
         return "{" + f.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }

@@ -24,11 +24,14 @@ final class InputRouter {
     var transform: TouchTransform
     private var taps: TapRecognizer
     var idle: IdleTimer?
+    /// The manifest's `tap` action: performed by a tap while no popup is visible.
+    var tapAction: Action?
     private var pointer = (x: 0.5, y: 0.5)
     private let log: Logger
 
-    init(transform: TouchTransform, idle: IdleRule?, log: Logger) {
+    init(transform: TouchTransform, idle: IdleRule?, tap: Action? = nil, log: Logger) {
         self.transform = transform
+        tapAction = tap
         // Until a device reports its size, assume a 22" 16:9 panel (477 × 268 mm).
         taps = TapRecognizer(deviceWidthMM: 477, deviceHeightMM: 268)
         self.idle = idle.map(IdleTimer.init(rule:))
@@ -95,7 +98,11 @@ final class InputRouter {
     }
 
     private func tapped(_ x: Double, _ y: Double, _ overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
-        guard let overlays, let (id, h) = hit(x, y, overlays) else { return [] }
+        guard let overlays, let (id, h) = hit(x, y, overlays) else {
+            // No popup is visible: the tap is on the video.
+            if let tapAction { return [(tapAction, "tap")] }
+            return []
+        }
         switch overlays.presenter.tap(h, at: now) {
         case let .button(_, index, action): return [(action, "overlay \(id)/button \(index)")]
         default: return []

@@ -454,10 +454,45 @@ public final class PlaybackEngine {
                 actions.post(action, source: source)
             }
         }
+        trackAnimation(at: hostTime)
         performPendingActions()
         stats.vblanks += 1
         stats.catalogSeconds = position
         return true
+    }
+
+    /// A popup animation in progress: what the video did under it (see `PlayerEvent.overlayAnimation`).
+    private struct AnimationWindow {
+        var phases: [String]
+        var start: Double, last: Double
+        var vblanks = 1, missed = 0
+        var presented: Int, dropped: Int
+    }
+    private var animation: AnimationWindow?
+
+    /// Measures frame drops while any popup animates, and reports each animation when it ends.
+    private func trackAnimation(at hostTime: Double) {
+        let animating = overlays?.presenter.stack.filter { $0.phase != .shown }
+            .map { "\($0.id):\($0.phase == .appearing ? "appearing" : "disappearing")" } ?? []
+        if !animating.isEmpty {
+            if var a = animation {
+                a.missed += max(0, Int(((hostTime - a.last) / period).rounded()) - 1)
+                a.last = hostTime
+                a.vblanks += 1
+                for p in animating where !a.phases.contains(p) { a.phases.append(p) }
+                animation = a
+            } else {
+                animation = AnimationWindow(phases: animating, start: hostTime, last: hostTime,
+                                            presented: stats.framesPresented, dropped: stats.framesDropped)
+            }
+        } else if let a = animation {
+            animation = nil
+            let presented = stats.framesPresented - a.presented, dropped = stats.framesDropped - a.dropped
+            log.info("popup animation \(a.phases.joined(separator: ", ")): \(String(format: "%.3f", a.last - a.start)) s, "
+                     + "\(a.vblanks) vblanks, \(a.missed) missed, \(presented) video frames presented, \(dropped) dropped")
+            events.post(.overlayAnimation(phases: a.phases, seconds: a.last - a.start, vblanks: a.vblanks, missedVblanks: a.missed,
+                                          framesPresented: presented, framesDropped: dropped))
+        }
     }
 
     private func switchTo(_ entry: Timeline.Entry) {

@@ -76,7 +76,7 @@ public final class Player {
         engine.input = InputRouter(transform: TouchTransform(screenWidth: output.width, screenHeight: output.height,
                                                              rotation: manifest.display.rotation,
                                                              calibration: options.touchCalibration ?? .identity),
-                                   idle: manifest.idle, log: log.child("input"))
+                                   idle: manifest.idle, tap: manifest.tap, log: log.child("input"))
         let playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
         if let path = options.eventsPath {

@@ -41,12 +41,18 @@ public enum PlayerEvent: Sendable, Equatable {
     case action(Action, source: String)
     /// An audio format change at an item boundary and the measured gap in milliseconds.
     case audioGap(from: String, to: String, milliseconds: Double)
+    /// A popup animation (show or hide, `phases` like `["menu:appearing"]`) ended: how smoothly the
+    /// video played under it. `seconds` from its first to its last vblank; `missedVblanks` counts
+    /// vblanks the run loop did not present at (gaps between presentation times over 1.5 periods);
+    /// `framesPresented`/`framesDropped` count video frames shown and skipped meanwhile.
+    case overlayAnimation(phases: [String], seconds: Double, vblanks: Int, missedVblanks: Int,
+                          framesPresented: Int, framesDropped: Int)
 
     /// Lifecycle events are replayed to observers that join mid-session; cue points, actions and
     /// progress are not.
     var isLifecycle: Bool {
         switch self {
-        case .cuePoints, .action, .progress, .audioGap: return false
+        case .cuePoints, .action, .progress, .audioGap, .overlayAnimation: return false
         default: return true
         }
     }
@@ -72,6 +78,7 @@ public enum PlayerEvent: Sendable, Equatable {
         case .cuePoints: return "cuePoints"
         case .action: return "action"
         case .audioGap: return "audioGap"
+        case .overlayAnimation: return "overlayAnimation"
         }
     }
 }

@@ -21,15 +21,20 @@ public struct Manifest: Sendable, Equatable {
     public var overlayIDs: [String]
     /// What to do after a time without touch input; nil when the manifest has no `idle`.
     public var idle: IdleRule?
+    /// `tap`: the action a tap performs when no popup is visible (typically `showOverlay` of a
+    /// menu); nil when the manifest has none, and then a tap on the video does nothing.
+    public var tap: Action?
 
     /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
                 display: DisplaySettings = .init(), audio: AudioSettings = .init(),
                 loop: Bool = true, playlist: [PlaylistItem] = [],
-                overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil) {
+                overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil,
+                tap: Action? = nil) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
         self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
+        self.tap = tap
     }
 }
 

@@ -38,6 +38,7 @@ struct ManifestValidator {
                 manifest.playlist = items.indices.map { item(items[$0], index: $0) }
             case "overlays": (manifest.overlays, manifest.overlayIDs) = overlays(value, at: key)
             case "idle": manifest.idle = idle(value, at: key)
+            case "tap": manifest.tap = action(value, at: key)
             default: unknownField(key, at: "")
             }
         }

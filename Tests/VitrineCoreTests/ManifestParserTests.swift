@@ -34,6 +34,7 @@ struct ManifestParserTests {
           "audio": { "device": "hw:0,0", "volume": 0.8 },
           "loop": false,
           "idle": { "after": 90, "jump": "welcome" },
+          "tap": { "type": "showOverlay", "overlay": "promo" },
           "playlist": [
             { "id": "welcome", "type": "video", "src": "media/welcome.mp4", "size": 18874368,
               "sha256": "9F2C000000000000000000000000000000000000000000000000000000000001",
@@ -83,7 +84,7 @@ struct ManifestParserTests {
                              transition: Transition(type: .crossfade, duration: 0.5)),
             ],
             overlays: ["promo": Overlay(title: "Winter opening hours")],
-            idle: IdleRule(after: 90, item: "welcome"))
+            idle: IdleRule(after: 90, item: "welcome"), tap: .showOverlay("promo"))
         #expect(result.manifest == expected)
     }
 
@@ -138,6 +139,10 @@ struct ManifestParserTests {
         BadCase(#"{"schema": "vitrine.manifest/1", "version": 1, "playlist": {}}"#, "playlist: expected an array, found an object"),
         BadCase(manifest(itemFields: "", extra: #", "overlays": []"#), "overlays: expected an object, found an array"),
         BadCase(manifest(itemFields: "", extra: #", "idle": 5"#), "idle: expected an object, found a number"),
+        BadCase(manifest(itemFields: "", extra: #", "tap": {"type": "showOverlay", "overlay": "menu"}"#),
+                #"tap.overlay: unknown overlay "menu" (the manifest has no overlays)"#),
+        BadCase(manifest(itemFields: "", extra: #", "tap": {"type": "wave"}"#),
+                #"tap.type: unknown action type "wave" (expected log, jump, seek, pause, resume, setVolume, showOverlay or hideOverlays)"#),
         // display and audio
         BadCase(manifest(itemFields: "", extra: #", "display": {"rotation": 45}"#), "display.rotation: must be 0, 90, 180 or 270 (found 45)"),
         BadCase(manifest(itemFields: "", extra: #", "display": {"rotation": "90"}"#), "display.rotation: expected an integer, found a string"),

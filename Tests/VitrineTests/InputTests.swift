@@ -78,6 +78,48 @@ struct InputTests {
         #expect(!layer.presenter.isVisible("menu"))
     }
 
+    @Test("the manifest's tap action: a tap on the video opens the menu; taps on the open popup do not reopen it")
+    func tapOpensMenu() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        rig.engine.input?.tapAction = .showOverlay("menu")
+        try Self.tap(rig, x: 3, y: 3)            // the dimming: hides the popup, does not reopen it
+        try rig.step(12)
+        #expect(!layer.presenter.isAnyVisible)
+        try Self.tap(rig, x: 160, y: 90)         // the video: the tap action opens it again
+        #expect(layer.presenter.isVisible("menu"))
+        try rig.step(12)
+        #expect(layer.presenter.stack.map(\.id) == ["menu"])
+    }
+
+    @Test("a popup's show and hide animations are reported with the video frames presented and dropped under them")
+    func animationFrameDrops() throws {
+        let dir = try Harness.newFolder("anim")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
+        let rig = EngineRig(catalog: dir, width: 320, height: 180)
+        let recorder = EventRecorder()
+        rig.engine.events.observe { recorder.add($0) }
+        rig.engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 0.5)],
+                                           catalogDirectory: dir, log: Logger(label: "t", sink: LogSink.memory().0))
+        rig.engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4",
+                                     cuePoints: [CuePoint(time: 0.5, id: "open", action: .showOverlay("menu")),
+                                                 CuePoint(time: 1.5, id: "close", action: .hideOverlays)]))
+        try rig.run(until: 2.5)
+        let reports = recorder.events.compactMap { e -> (phases: [String], seconds: Double, vblanks: Int, missed: Int, presented: Int, dropped: Int)? in
+            if case let .overlayAnimation(p, s, v, m, fp, fd) = e { return (p, s, v, m, fp, fd) } else { return nil }
+        }
+        try #require(reports.count == 2)
+        #expect(reports[0].phases == ["menu:appearing"])
+        #expect(reports[1].phases == ["menu:disappearing"])
+        for r in reports {
+            // 0.5 s at 30 Hz: 15 vblanks (first to last 14 periods), each with a new 30 fps video frame.
+            #expect((14...16).contains(r.vblanks), "vblanks \(r.vblanks)")
+            #expect(abs(r.seconds - Double(r.vblanks - 1) / 30) < 1e-6)
+            #expect(r.missed == 0)
+            #expect(r.dropped == 0)
+            #expect(r.presented == r.vblanks)
+        }
+    }
+
     @Test("with the screen rotated 90°, a touch lands on the rotated button")
     func rotatedTouch() throws {
         let (rig, layer) = try Self.rig(modal: false, rotation: .clockwise90)
