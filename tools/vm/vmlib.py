@@ -249,11 +249,12 @@ def classify(img, inactive_ref=None):
     """Classifies a screendump. Returns (class, details) where class is one of
     'inactive' (QEMU's own 'Display output is not active' page: no guest scanout),
     'splash' (a picture centred on black: the firmware's logo),
-    'black', 'catalog', 'catalog-transition', 'slate', 'console', 'other'.
+    'black', 'catalog', 'catalog-transition', 'slate', 'popup', 'console', 'other'.
 
     catalog: >= 95 % of pixels near red, green or black (letterbox);
     catalog-transition: the same with red/green/black mixes (a crossfade or fade);
     slate: >= 80 % of pixels near #1E2A38;
+    popup: a player popup panel (#F4F6F8, at least 2 % of the screen; see popup_boxes);
     console: a few grey/white pixels (glyphs, a cursor) on a mostly black screen;
     black: >= 99.5 % black and no grey/white pixel."""
     w, h, pix = img
@@ -277,6 +278,10 @@ def classify(img, inactive_ref=None):
     d = {"n": n, "frac": {k: round(v, 4) for k, v in f.items()}, "grey_px": c["grey"]}
     if f["slate"] >= 0.80:
         return "slate", d
+    popup = popup_boxes(img)
+    if popup:
+        d.update(popup)
+        return "popup", d
     if c["grey"] >= 8:
         # Where is the non-black content? Consoles write from the top-left corner; QEMU's
         # "Display output is not active." page is one centred line of text (at most 400x20
@@ -300,6 +305,35 @@ def classify(img, inactive_ref=None):
     if f["black"] + f["red"] + f["green"] + f["mix"] >= 0.95:
         return "catalog-transition", d
     return "other", d
+
+
+# The player's popup colours (Sources/Vitrine/OverlayLayer.swift): the panel and its buttons.
+PANEL_RGB = (0xF4, 0xF6, 0xF8)
+BUTTON_RGB = (0x1F, 0x6F, 0xEB)
+
+
+def _colour_mask(img, rgb, tol):
+    _, _, pix = img
+    r, g, b = pix[0::3], pix[1::3], pix[2::3]
+    return (_mask(r, max(0, rgb[0] - tol), min(255, rgb[0] + tol)) & _mask(g, max(0, rgb[1] - tol), min(255, rgb[1] + tol))
+            & _mask(b, max(0, rgb[2] - tol), min(255, rgb[2] + tol)))
+
+
+def popup_boxes(img, min_fraction=0.02):
+    """{'panel': (x0, y0, x1, y1), 'panel_px': n, 'button': box or None} when the picture shows a
+    fully opaque popup panel (at least min_fraction of the pixels in the panel colour), else None.
+    A panel on top is its own colour; one under another popup's dimming is darker and not counted."""
+    w, h, _ = img
+    n = w * h
+    panel = _colour_mask(img, PANEL_RGB, 6)
+    count = _count(panel, n)
+    if count < n * min_fraction:
+        return None
+    invert = bytes([1, 0]) + bytes(254)  # _bbox wants 0 where the colour is
+    box = _bbox(panel.to_bytes(n, "big").translate(invert), w, h)
+    button = _colour_mask(img, BUTTON_RGB, 12)
+    bbox = _bbox(button.to_bytes(n, "big").translate(invert), w, h) if _count(button, n) >= 50 else None
+    return {"panel": box, "panel_px": count, "button": bbox}
 
 
 def _bbox(blackbytes, w, h):
