@@ -80,6 +80,14 @@ public final class Canvas {
     /// The corresponding C functions are `cairo_arc` and `cairo_fill`.
     public func fillRoundedRect(x: Double, y: Double, width: Double, height: Double, radius: Double, color: UInt32) {
         guard width > 0, height > 0 else { return }
+        roundedRectPath(x: x, y: y, width: width, height: height, radius: radius)
+        setSource(color)
+        cairo_fill(cairo)
+    }
+
+    /// Replaces the current path with a rectangle whose corners are quarter circles of `radius`
+    /// (clamped to half the shorter side; 0 gives square corners).
+    func roundedRectPath(x: Double, y: Double, width: Double, height: Double, radius: Double) {
         let r = max(0, min(radius, width / 2, height / 2))
         cairo_new_path(cairo)
         if r == 0 {
@@ -92,8 +100,6 @@ public final class Canvas {
             cairo_arc(cairo, x + r, y + r, r, .pi, 3 * .pi / 2)
             cairo_close_path(cairo)
         }
-        setSource(color)
-        cairo_fill(cairo)
     }
 
     /// Calls `body` with the pixels: little-endian ARGB8888 (bytes B, G, R, A), premultiplied,

@@ -12,8 +12,9 @@ import ServiceManager
 /// A call that has no effect in the current state returns false and changes nothing.
 ///
 /// Threading: the engine is confined to one thread, the run loop's; call the control methods from
-/// that thread (for example from an action handler or between `step()` calls). Decoders and the
-/// ALSA writer run on their own threads.
+/// that thread (for example from an action handler or between `step()` calls). The exceptions are
+/// `showBanner(_:)` and `hideBanner()` (through `statusBanner`), which any thread may call. Decoders
+/// and the ALSA writer run on their own threads.
 public final class PlaybackEngine {
     /// Events for observers (`events.events()` or `events.observe`).
     public let events = EventHub()
@@ -23,6 +24,9 @@ public final class PlaybackEngine {
     /// `setVolume` itself (on the run loop, after the current vblank); the catalog driver handles
     /// `jump`; the overlay UI subscribes for `showOverlay` and `hideOverlays`.
     public let actions = ActionBus()
+    /// The status banner's wanted state: `showBanner(_:)` and `hideBanner()` go through it. It is
+    /// `Sendable`; hand it to code that reports from another thread (a catalog import, say).
+    public let statusBanner = StatusBanner()
     /// Actions for the engine itself, applied between vblanks (handlers must not re-enter `step`).
     private var pendingActions: [(Action, String)] = []
 
@@ -70,6 +74,8 @@ public final class PlaybackEngine {
     var fixedSlate: String?
     /// The popups over the video, when the manifest defines overlays.
     var overlays: OverlayLayer?
+    /// The status banner, drawn under the popups.
+    let bannerLayer: BannerLayer
     /// Input routing (taps, Escape, idle), when input is wired.
     var input: InputRouter?
     /// A seek to apply once the current item is on screen (a `jump` with a time).
@@ -88,6 +94,7 @@ public final class PlaybackEngine {
         self.format = format
         self.log = log
         compositor = Compositor(display: display, log: log)
+        bannerLayer = BannerLayer(board: statusBanner, log: log.child("banner"))
         period = 1 / output.refreshRate
         deterministic = output.isVirtual && !((output as? HeadlessOutput)?.realtime ?? false) && audio == nil
         stallLimit = max(2, (ServiceNotifier().watchdogInterval ?? 10) / 2)
@@ -116,6 +123,22 @@ public final class PlaybackEngine {
         get { volumeGain }
         set { volumeGain = max(0, min(1, newValue)); audio?.volume = volumeGain }
     }
+
+    // MARK: - Status banner
+
+    /// Shows `banner` over the picture, replacing the one up: a panel near the bottom of the screen
+    /// (of the logical canvas, so it follows `display.rotation`) with the title, the detail, and a
+    /// spinner or a progress bar. Call again with a new `Banner` for each progress step.
+    ///
+    /// Unlike the other control calls, this one (and `hideBanner()`) may be called from any thread:
+    /// the change shows at the next vblank. It is above the video and the slate and under the popups
+    /// (a popup's dimming dims it too), so what is visible is always what a tap reaches; the banner
+    /// itself takes no input. It is redrawn only when it changes: a spinner step (12 a second), a
+    /// whole pixel of progress, new text, or when it goes away.
+    public func showBanner(_ banner: Banner) { statusBanner.show(banner) }
+
+    /// Hides the status banner at the next vblank; no effect when none is up. Any thread.
+    public func hideBanner() { statusBanner.hide() }
 
     // MARK: - Queue (SFBAudioPlayer / BCOV)
 
@@ -578,12 +601,18 @@ public final class PlaybackEngine {
             let progress = (position - f.start) / f.duration
             if progress >= 1 || progress < 0 { fade = nil } else { shown = .crossfade(from: f.from, to: content, progress: progress) }
         }
-        let overlayKey = overlays?.drawKey(at: hostTime) ?? ""
+        let canvas = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
+        let overlayKey = (overlays?.drawKey(at: hostTime) ?? "") + "|"
+            + bannerLayer.drawKey(at: hostTime, canvasWidth: canvas.width, canvasHeight: canvas.height)
         if shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1 {
             let c = shown
-            let layer = overlays
+            let layer = overlays, banner = bannerLayer
             try output.present { target in
-                try compositor.draw(c, into: target, overlay: layer.map { l in { l.draw(into: $0, at: hostTime) } })
+                // The banner first, so the popups (which take the input) are always on top.
+                try compositor.draw(c, into: target) { logical in
+                    banner.draw(into: logical, at: hostTime)
+                    layer?.draw(into: logical, at: hostTime)
+                }
             }
             drawnOverlayKey = overlayKey
             lastPresent = now

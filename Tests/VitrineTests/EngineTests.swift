@@ -9,10 +9,10 @@ struct EngineRig {
     let engine: PlaybackEngine
     let output: HeadlessOutput
 
-    init(catalog: String, width: Int = 64, height: Int = 36, refresh: Double = 30) {
+    init(catalog: String, width: Int = 64, height: Int = 36, refresh: Double = 30, display: DisplaySettings = DisplaySettings()) {
         output = HeadlessOutput(width: width, height: height, refreshRate: refresh, realtime: false)
         engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
-                                display: DisplaySettings(), catalogDirectory: catalog, volume: 1,
+                                display: display, catalogDirectory: catalog, volume: 1,
                                 log: Logger(label: "test", sink: LogSink.memory().0))
         // Headless audio is pulled in step with virtual time, as `Player` does.
         let e = engine, rate = 48000.0, hz = refresh
