@@ -29,12 +29,14 @@ let package = Package(
         .target(name: "Canvas", dependencies: ["CCairo"]),
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
         .target(name: "Touch", dependencies: ["CInput"]),
+        // inotify(7) through Glibc: the USB stick folder and import requests.
+        .target(name: "Inotify"),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
 
         // The engine: player, compositor, outputs, run loop.
-        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch"]),
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch", "Inotify"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
+        .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
     ]
 )
