@@ -149,6 +149,30 @@ public final class ImageBuffer: @unchecked Sendable {
 }
 
 extension PixelTarget {
+    /// Copies `source` (the same width and height; strides may differ) row by row: a picture kept in
+    /// memory written to a scanout buffer without reading the buffer back.
+    public func copy(from source: PixelTarget) {
+        precondition(source.width == width && source.height == height, "copy between different sizes")
+        for y in 0..<height {
+            (base + y * stride).copyMemory(from: source.base + y * source.stride, byteCount: width * 4)
+        }
+    }
+
+    /// Writes `source` (the same size) dimmed by `color` at `alpha` 0…1, as `copy(from:)` followed by
+    /// `dim(_:color:alpha:)` over everything, in one pass that never reads this target.
+    public func copyDimmed(from source: PixelTarget, color: UInt32, alpha: Double) {
+        precondition(source.width == width && source.height == height, "copy between different sizes")
+        let a = UInt32(max(0, min(255, (alpha * 255).rounded())))
+        guard a > 0 else { copy(from: source); return }
+        let add = PixelTarget.scale(color | 0xFF00_0000, a)
+        let inv = 255 - a
+        for y in 0..<height {
+            let src = (source.base + y * source.stride).assumingMemoryBound(to: UInt32.self)
+            let dst = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width { dst[x] = (add &+ PixelTarget.scale(src[x], inv)) | 0xFF00_0000 }
+        }
+    }
+
     /// Blends one premultiplied ARGB colour (`0xAARRGGBB`, alpha `alpha` 0…1) over `rect` (clipped):
     /// the dimming layer behind a popup.
     public func dim(_ rect: PixelRect, color: UInt32, alpha: Double) {

@@ -18,6 +18,8 @@ final class BannerLayer {
     /// The board's revision last taken, and the banner up (nil once hidden or expired).
     private var revision = 0
     private(set) var banner: Banner?
+    /// Whether a banner is up (as of the last `update(at:)` or `drawKey`).
+    var isShowing: Bool { banner != nil }
     private var shownAt = 0.0
     /// Grows whenever the panel's picture changes (title, detail, style, bar or not, shown or hidden).
     private var look = 0

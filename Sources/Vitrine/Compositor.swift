@@ -48,6 +48,44 @@ final class Compositor {
         }
     }
 
+    /// Draws `content` with popups or a banner over it. The picture under them is kept in memory
+    /// (`under`, one logical canvas of XRGB8888) and converted and scaled only when `content` changes:
+    /// the vblanks of a popup animation between two video frames reuse it. `overlay` receives the
+    /// logical canvas and that picture, and must write every pixel of the canvas from it
+    /// (`PixelTarget.copy(from:)` or `copyDimmed(from:color:alpha:)`) before drawing on top.
+    func drawDecorated(_ content: ScreenContent, into target: PixelTarget,
+                       overlay: (_ canvas: PixelTarget, _ under: PixelTarget) -> Void) throws {
+        let canvas = Layout.canvasSize(screenWidth: target.width, screenHeight: target.height, rotation: display.rotation)
+        if under == nil || under!.width != canvas.width || under!.height != canvas.height {
+            under = ImageBuffer(width: canvas.width, height: canvas.height)
+            underContent = nil
+        }
+        let picture = under!
+        if underContent != content {
+            try picture.withTarget { try drawLogical(content, into: $0) }
+            underContent = content
+        }
+        try withCanvas(target, canvas) { c in
+            picture.withTarget { overlay(c, $0) }
+        }
+    }
+
+    /// Allocates (and touches) the picture kept for popups ahead of the first one, for a screen of
+    /// `width`×`height`, so a popup's first vblank does not pay for it.
+    func prepareUnderlay(screenWidth width: Int, screenHeight height: Int) {
+        let canvas = Layout.canvasSize(screenWidth: width, screenHeight: height, rotation: display.rotation)
+        under = ImageBuffer(width: canvas.width, height: canvas.height)
+        under!.withTarget { $0.fill(PixelRect(x: 0, y: 0, width: $0.width, height: $0.height), with: 0) }
+        underContent = nil
+    }
+
+    /// Forgets the picture kept for popups (none are up any more); the buffer stays for the next one.
+    func releaseUnderlay() {
+        underContent = nil
+    }
+    private var under: ImageBuffer?
+    private var underContent: ScreenContent?
+
     /// The size of the logical canvas for a screen of `width`×`height`.
     func canvasSize(screenWidth: Int, screenHeight: Int) -> (width: Int, height: Int) {
         Layout.canvasSize(screenWidth: screenWidth, screenHeight: screenHeight, rotation: display.rotation)

@@ -99,14 +99,32 @@ final class OverlayLayer {
         }
     }
 
-    /// Composes every popup on the stack over `target` (the logical canvas).
-    func draw(into target: PixelTarget, at time: Double) {
+    /// Whether any popup is on the stack (drawn, even while it hides).
+    var isDrawing: Bool { !presenter.stack.isEmpty }
+
+    /// Renders every popup's panel for a `width`×`height` canvas now (Pango's font set-up and the text
+    /// layout), so the first one shown does not stall the vblank it appears on.
+    func prepare(canvasWidth width: Int, canvasHeight height: Int) {
+        for id in presenter.overlays.keys.sorted() { render(id, width, height) }
+    }
+
+    /// Composes every popup on the stack over `target` (the logical canvas). With `base` (the picture
+    /// under the popups, the size of `target`), `target` is first written from it, with the bottom
+    /// popup's dimming applied on the way, so the target is never read back for that.
+    func draw(into target: PixelTarget, at time: Double, base: PixelTarget? = nil) {
         presenter.update(at: time)
+        var pendingBase = base
         for popup in presenter.stack {
             guard let r = render(popup.id, target.width, target.height) else { continue }
             let look = popup.appearance(at: time, frame: r.geometry.panel, canvasHeight: target.height)
-            target.dim(PixelRect(x: 0, y: 0, width: target.width, height: target.height),
-                       color: popup.overlay.dimming.color.xrgb8888 & 0x00FF_FFFF, alpha: look.dimmingAlpha)
+            let dimColor = popup.overlay.dimming.color.xrgb8888 & 0x00FF_FFFF
+            if let b = pendingBase {
+                target.copyDimmed(from: b, color: dimColor, alpha: look.dimmingAlpha)
+                pendingBase = nil
+            } else {
+                target.dim(PixelRect(x: 0, y: 0, width: target.width, height: target.height),
+                           color: dimColor, alpha: look.dimmingAlpha)
+            }
             let f = look.drawnFrame(r.geometry.panel)
             r.panel.withPixels { raw, stride in
                 let src = PixelTarget(base: UnsafeMutableRawPointer(mutating: raw.baseAddress!), width: r.panel.width,
@@ -114,6 +132,7 @@ final class OverlayLayer {
                 target.blend(premultiplied: src, x: f.x, y: f.y, width: f.width, height: f.height, opacity: look.alpha)
             }
         }
+        if let b = pendingBase { target.copy(from: b) }
         lastDrawKey = drawKey(at: time)
     }
 

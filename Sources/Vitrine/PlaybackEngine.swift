@@ -76,6 +76,15 @@ public final class PlaybackEngine {
     var overlays: OverlayLayer?
     /// The status banner, drawn under the popups.
     let bannerLayer: BannerLayer
+    /// Gets the popups ready before playback: their panels laid out and drawn, and the picture kept
+    /// under them allocated, so the first popup shown does not stall its first vblanks.
+    func prepareOverlays() {
+        guard let overlays else { return }
+        let canvas = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
+        overlays.prepare(canvasWidth: canvas.width, canvasHeight: canvas.height)
+        compositor.prepareUnderlay(screenWidth: output.width, screenHeight: output.height)
+    }
+
     /// Input routing (taps, Escape, idle), when input is wired.
     var input: InputRouter?
     /// A seek to apply once the current item is on screen (a `jump` with a time).
@@ -607,11 +616,22 @@ public final class PlaybackEngine {
         if shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1 {
             let c = shown
             let layer = overlays, banner = bannerLayer
+            let popups = layer?.isDrawing ?? false, bannerUp = banner.isShowing
             try output.present { target in
-                // The banner first, so the popups (which take the input) are always on top.
-                try compositor.draw(c, into: target) { logical in
-                    banner.draw(into: logical, at: hostTime)
-                    layer?.draw(into: logical, at: hostTime)
+                if popups || bannerUp {
+                    // The banner first, so the popups (which take the input) are always on top.
+                    try compositor.drawDecorated(c, into: target) { logical, under in
+                        if bannerUp {
+                            logical.copy(from: under)
+                            banner.draw(into: logical, at: hostTime)
+                            layer?.draw(into: logical, at: hostTime)
+                        } else {
+                            layer?.draw(into: logical, at: hostTime, base: under)
+                        }
+                    }
+                } else {
+                    compositor.releaseUnderlay()
+                    try compositor.draw(c, into: target)
                 }
             }
             drawnOverlayKey = overlayKey

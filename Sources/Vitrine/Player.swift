@@ -72,6 +72,11 @@ public final class Player {
         engine.fixedSlate = startMessage
         if !manifest.overlays.isEmpty {
             engine.overlays = OverlayLayer(overlays: manifest.overlays, catalogDirectory: catalogDirectory, log: log.child("overlay"))
+            // Lay the popups out before the first frame: Pango's first use (font set-up) takes a while
+            // on a slow CPU, and must not stall the vblank a popup first appears on.
+            let t0 = monotonicNow()
+            engine.prepareOverlays()
+            log.info("popups laid out: \(manifest.overlays.count) in \(String(format: "%.3f", monotonicNow() - t0)) s")
         }
         engine.input = InputRouter(transform: TouchTransform(screenWidth: output.width, screenHeight: output.height,
                                                              rotation: manifest.display.rotation,

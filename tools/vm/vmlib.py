@@ -288,6 +288,7 @@ def classify(img, inactive_ref=None):
         # px); a firmware logo is a picture in the middle of a black screen.
         box = _bbox(black.to_bytes(n, "big"), w, h)
         d["bbox"] = box
+        d["grey_box"] = _bbox(grey.to_bytes(n, "big").translate(bytes([1, 0]) + bytes(254)), w, h)
         if box:
             x0, y0, x1, y1 = box
             bw, bh = x1 - x0 + 1, y1 - y0 + 1
