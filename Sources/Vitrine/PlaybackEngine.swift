@@ -501,6 +501,10 @@ public final class PlaybackEngine {
         var presented: Int, dropped: Int
     }
     private var animation: AnimationWindow?
+    /// Seconds the last redraw took (composition only, not the wait for the flip).
+    private var lastDrawSeconds = 0.0
+    /// Whether the last vblank skipped a popup-only redraw.
+    private var skippedPopupStep = false
 
     /// Measures frame drops while any popup animates, and reports each animation when it ends.
     private func trackAnimation(at hostTime: Double) {
@@ -613,11 +617,20 @@ public final class PlaybackEngine {
         let canvas = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
         let overlayKey = (overlays?.drawKey(at: hostTime) ?? "") + "|"
             + bannerLayer.drawKey(at: hostTime, canvasWidth: canvas.width, canvasHeight: canvas.height)
-        if shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1 {
+        // A popup step alone (the picture unchanged) is skipped on every other vblank while drawing
+        // takes more than half a period: the video's own frames keep their vblanks on a slow CPU.
+        let popupStepOnly = shown == drawn && overlayKey != drawnOverlayKey && now - lastPresent < 1
+        let yieldToVideo = popupStepOnly && !skippedPopupStep && lastDrawSeconds > period / 2
+        skippedPopupStep = yieldToVideo
+        if !yieldToVideo && (shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1) {
             let c = shown
             let layer = overlays, banner = bannerLayer
             let popups = layer?.isDrawing ?? false, bannerUp = banner.isShowing
+            var drawStart = 0.0, drawEnd = 0.0
+            defer { lastDrawSeconds = drawEnd - drawStart }
             try output.present { target in
+                drawStart = monotonicNow()
+                defer { drawEnd = monotonicNow() }
                 if popups || bannerUp {
                     // The banner first, so the popups (which take the input) are always on top.
                     try compositor.drawDecorated(c, into: target) { logical, under in
