@@ -52,6 +52,13 @@ public final class Player {
     /// Called with the engine before playback starts (tests and tools attach observers or steer it).
     public var configureEngine: ((PlaybackEngine) -> Void)?
 
+    /// Polled once per vblank for a catalog to move to (a finished USB import): the run loop plays it
+    /// from the next item boundary, or at once when `immediate`.
+    public var nextCatalog: (() -> CatalogSwitch?)?
+
+    /// Called once per vblank on the run loop with the `CLOCK_MONOTONIC` time (USB stick watching).
+    public var onVblank: ((Double) -> Void)?
+
     /// Plays until the playlist ends (no loop), `options.duration` passes, or a stop is requested.
     /// - Throws: `PlayerError.deviceUnavailable` when `--output drm` was asked for and no display can be
     ///   opened; output errors that end presentation.
@@ -82,7 +89,7 @@ public final class Player {
                                                              rotation: manifest.display.rotation,
                                                              calibration: options.touchCalibration ?? .identity),
                                    idle: manifest.idle, tap: manifest.tap, log: log.child("input"))
-        let playlist = manifest.playlist
+        var playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
         if let path = options.eventsPath {
             // The observer closure keeps the log open for the whole run.
@@ -150,6 +157,8 @@ public final class Player {
             if let d = options.duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { break }
             guard try engine.step() else { break }
             if let seat { for e in seat.poll() { engine.handleInput(e) } }
+            onVblank?(monotonicNow())
+            if let next = nextCatalog?() { playlist = adopt(next, engine: engine, playing: playlist) }
             for (id, time, source) in jumps.take() {
                 guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
                 engine.play(playlist[i])
@@ -164,6 +173,41 @@ public final class Player {
         stats.audio = audioSummary
         stats.wallSeconds = monotonicNow() - wallStart
         return stats
+    }
+
+    /// Moves playback to another catalog: its items (with absolute paths, so the old catalog's files
+    /// and the new one's never mix) replace the queue after the item on screen, or at once; its
+    /// popups, tap and idle rules and volume replace the old ones. Display settings (mode, rotation,
+    /// fit) apply at the next start. Returns the new playlist.
+    private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
+        let m = next.manifest
+        let items = m.playlist.map { item -> PlaylistItem in
+            var i = item
+            if !i.src.hasPrefix("/") { i.src = (next.directory as NSString).appendingPathComponent(i.src) }
+            return i
+        }
+        guard !items.isEmpty else { return old }
+        engine.refill = m.loop ? { items } : nil
+        engine.clearQueue()
+        if next.immediate {
+            engine.play(items[0])
+            for i in items.dropFirst() { engine.enqueue(i) }
+        } else {
+            for i in items { engine.enqueue(i) }
+        }
+        engine.overlays = m.overlays.isEmpty ? nil
+            : OverlayLayer(overlays: m.overlays, catalogDirectory: next.directory, log: log.child("overlay"))
+        engine.prepareOverlays()
+        engine.input?.tapAction = m.tap
+        engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
+        engine.volume = m.audio.volume
+        if m.display != manifest.display {
+            log.warning("the new catalog's display settings (\(m.display.mode), rotation \(m.display.rotation.rawValue), "
+                        + "fit \(m.display.fit.rawValue)) apply at the next start")
+        }
+        log.info("catalog \(next.directory) (version \(m.version), \(items.count) items) plays "
+                 + (next.immediate ? "now" : "from the next item boundary"))
+        return items
     }
 
     private func makeOutput() throws -> VideoOutput {
@@ -201,6 +245,20 @@ public final class Player {
             if !quiet { log.error("audio device \(device) unavailable, playing without sound (trying again every 5 s): \(error)") }
             return nil
         }
+    }
+}
+
+/// A catalog the running player should move to (`Player.nextCatalog`).
+public struct CatalogSwitch: Sendable {
+    /// The validated manifest.
+    public var manifest: Manifest
+    /// The folder its relative paths are in (a library generation, `gen.<N>`).
+    public var directory: String
+    /// Cut the item on screen (config `import.switch: immediate`) instead of waiting for its end.
+    public var immediate: Bool
+
+    public init(manifest: Manifest, directory: String, immediate: Bool) {
+        self.manifest = manifest; self.directory = directory; self.immediate = immediate
     }
 }
 

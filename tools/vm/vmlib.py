@@ -211,7 +211,7 @@ def near(c, ref, tol):
     return all(abs(a - b) <= tol for a, b in zip(c, ref))
 
 
-RED, GREEN, BLACK, SLATE = (255, 0, 0), (0, 255, 0), (0, 0, 0), (0x1E, 0x2A, 0x38)
+RED, GREEN, BLUE, BLACK, SLATE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (0, 0, 0), (0x1E, 0x2A, 0x38)
 
 
 def content_points(w, h):
@@ -221,10 +221,10 @@ def content_points(w, h):
 
 
 def picture_colour(img, tol=40):
-    """'red', 'green', 'black', 'slate' when all content points agree, else None."""
+    """'red', 'green', 'blue', 'black', 'slate' when all content points agree, else None."""
     w, h, _ = img
     pts = [pixel(img, x, y) for x, y in content_points(w, h)]
-    for name, ref in (("red", RED), ("green", GREEN), ("black", BLACK), ("slate", SLATE)):
+    for name, ref in (("red", RED), ("green", GREEN), ("blue", BLUE), ("black", BLACK), ("slate", SLATE)):
         if all(near(p, ref, tol if name != "slate" else 12) for p in pts):
             return name
     return None
@@ -249,12 +249,13 @@ def classify(img, inactive_ref=None):
     """Classifies a screendump. Returns (class, details) where class is one of
     'inactive' (QEMU's own 'Display output is not active' page: no guest scanout),
     'splash' (a picture centred on black: the firmware's logo),
-    'black', 'catalog', 'catalog-transition', 'slate', 'popup', 'console', 'other'.
+    'black', 'catalog', 'catalog-transition', 'slate', 'popup', 'banner', 'console', 'other'.
 
-    catalog: >= 95 % of pixels near red, green or black (letterbox);
+    catalog: >= 95 % of pixels near red, green, blue or black (letterbox);
     catalog-transition: the same with red/green/black mixes (a crossfade or fade);
     slate: >= 80 % of pixels near #1E2A38;
     popup: a player popup panel (#F4F6F8, at least 2 % of the screen; see popup_boxes);
+    banner: the player's status banner (an accent colour, text in the lower half; see banner_box);
     console: a few grey/white pixels (glyphs, a cursor) on a mostly black screen;
     black: >= 99.5 % black and no grey/white pixel."""
     w, h, pix = img
@@ -265,6 +266,7 @@ def classify(img, inactive_ref=None):
     black = _mask(r, 0, 40) & _mask(g, 0, 40) & _mask(b, 0, 40)
     red = _mask(r, 150, 255) & _mask(g, 0, 80) & _mask(b, 0, 80)
     green = _mask(r, 0, 80) & _mask(g, 150, 255) & _mask(b, 0, 80)
+    blue = _mask(r, 0, 80) & _mask(g, 0, 80) & _mask(b, 150, 255)
     slate = _mask(r, 18, 42) & _mask(g, 30, 54) & _mask(b, 44, 68)
     blue_low = _mask(b, 0, 48)
     known = black | red | green
@@ -272,7 +274,7 @@ def classify(img, inactive_ref=None):
     grey = 0
     for lo, hi in ((64, 127), (128, 191), (192, 255)):  # r, g, b in the same quarter, >= 64
         grey |= _mask(r, lo, hi) & _mask(g, lo, hi) & _mask(b, lo, hi)
-    c = {k: _count(m, n) for k, m in (("black", black), ("red", red), ("green", green),
+    c = {k: _count(m, n) for k, m in (("black", black), ("red", red), ("green", green), ("blue", blue),
                                        ("slate", slate), ("mix", mix), ("grey", grey))}
     f = {k: v / n for k, v in c.items()}
     d = {"n": n, "frac": {k: round(v, 4) for k, v in f.items()}, "grey_px": c["grey"]}
@@ -282,6 +284,10 @@ def classify(img, inactive_ref=None):
     if popup:
         d.update(popup)
         return "popup", d
+    banner = banner_box(img)
+    if banner:
+        d.update(banner)
+        return "banner", d
     if c["grey"] >= 8:
         # Where is the non-black content? Consoles write from the top-left corner; QEMU's
         # "Display output is not active." page is one centred line of text (at most 400x20
@@ -301,9 +307,9 @@ def classify(img, inactive_ref=None):
         return "console", d
     if f["black"] >= 0.995:
         return "black", d
-    if f["black"] + f["red"] + f["green"] >= 0.95:
+    if f["black"] + f["red"] + f["green"] + f["blue"] >= 0.95:
         return "catalog", d
-    if f["black"] + f["red"] + f["green"] + f["mix"] >= 0.95:
+    if f["black"] + f["red"] + f["green"] + f["blue"] + f["mix"] >= 0.95:
         return "catalog-transition", d
     return "other", d
 
@@ -335,6 +341,32 @@ def popup_boxes(img, min_fraction=0.02):
     button = _colour_mask(img, BUTTON_RGB, 12)
     bbox = _bbox(button.to_bytes(n, "big").translate(invert), w, h) if _count(button, n) >= 50 else None
     return {"panel": box, "panel_px": count, "button": bbox}
+
+
+# The status banner's accent colours (Sources/Vitrine/BannerLayer.swift).
+BANNER_ACCENTS = {"progress": (0x38, 0x8B, 0xFD), "success": (0x2E, 0xA0, 0x43), "failure": (0xF8, 0x51, 0x49)}
+
+
+def banner_box(img):
+    """{'banner': style, 'banner_box': box of its text and indicator} when the player's status banner
+    is up: pixels of an accent colour (at least 30) and every grey/white pixel in the lower half."""
+    w, h, pix = img
+    n = w * h
+    best = None
+    for style, rgb in BANNER_ACCENTS.items():
+        c = _count(_colour_mask(img, rgb, 16), n)
+        if c >= 30 and (best is None or c > best[1]):
+            best = (style, c)
+    if not best:
+        return None
+    r, g, b = pix[0::3], pix[1::3], pix[2::3]
+    grey = 0
+    for lo, hi in ((96, 159), (160, 255)):
+        grey |= _mask(r, lo, hi) & _mask(g, lo, hi) & _mask(b, lo, hi)
+    box = _bbox(grey.to_bytes(n, "big").translate(bytes([1, 0]) + bytes(254)), w, h)
+    if box and box[1] < h // 2:
+        return None
+    return {"banner": best[0], "banner_box": box}
 
 
 def _bbox(blackbytes, w, h):
