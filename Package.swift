@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "Canvas", dependencies: ["CCairo"]),
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
         .target(name: "Touch", dependencies: ["CInput"]),
+        .target(name: "Crypto", dependencies: ["CSodium"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
     ]
 )
