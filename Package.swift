@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // Swift bindings: the only modules that touch C.
@@ -31,9 +32,14 @@ let package = Package(
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
         .target(name: "Touch", dependencies: ["CInput"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
+        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs) with typed errors.
+        .target(name: "FileIO", dependencies: ["CFileIO"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
+
+        // The catalog library on disk (generations, current/previous) and USB stick imports.
+        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO"]),
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch"]),
@@ -48,6 +54,7 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
     ]
 )
