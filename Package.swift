@@ -42,9 +42,9 @@ let package = Package(
         .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO"]),
 
         // The engine: player, compositor, outputs, run loop.
-        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch"]),
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 
@@ -55,6 +55,6 @@ let package = Package(
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
     ]
 )

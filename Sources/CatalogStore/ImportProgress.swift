@@ -70,7 +70,10 @@ public enum ByteCount {
     /// A size for people: `812 bytes`, `12.3 MiB`, `1.5 GiB`.
     public static func text(_ bytes: Int64) -> String {
         if bytes < 1 << 10 { return "\(bytes) bytes" }
-        if bytes < 1 << 20 { return "\((bytes * 10 >> 10) / 10).\((bytes * 10 >> 10) % 10) KiB" }
+        if bytes < 1 << 20 {
+            let tenths = (bytes * 10 + (1 << 9)) >> 10
+            return "\(tenths / 10).\(tenths % 10) KiB"
+        }
         if bytes < 1 << 30 { return mebibytes(bytes) + " MiB" }
         let tenths = (bytes * 10 + (1 << 29)) >> 30
         return "\(tenths / 10).\(tenths % 10) GiB"
