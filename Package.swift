@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CFileIO"),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
@@ -31,14 +33,21 @@ let package = Package(
         .target(name: "Touch", dependencies: ["CInput"]),
         // inotify(7) through Glibc: the USB stick folder and import requests.
         .target(name: "Inotify"),
+        .target(name: "Crypto", dependencies: ["CSodium"]),
+        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs) with typed errors.
+        .target(name: "FileIO", dependencies: ["CFileIO"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
 
-        // The engine: player, compositor, outputs, run loop.
-        .target(name: "Vitrine", dependencies: ["VitrineCore", "Media", "KMS", "PCM", "Canvas", "ServiceManager", "Touch", "Inotify"]),
+        // The catalog library on disk (generations, current/previous) and USB stick imports.
+        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore"]),
+        // The engine: player, compositor, outputs, run loop.
+        .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
+                                                "ServiceManager", "Touch", "Inotify"]),
+
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 
@@ -48,6 +57,8 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "Media"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
     ]
 )

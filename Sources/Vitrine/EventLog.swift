@@ -26,6 +26,18 @@ public final class EventLog: @unchecked Sendable {
         try? handle.write(contentsOf: Data(line.utf8))
     }
 
+    /// Appends an event that does not come from the player (a catalog import, say):
+    /// `{"event": name, "monotonic": now, "wall": now, …fields}`. Each field's value must already be JSON
+    /// (use `EventLog.quote` for strings).
+    public func write(event name: String, fields: [(String, String)]) {
+        var f: [(String, String)] = [("event", Self.quote(name)), ("monotonic", Self.num(monotonicNow())),
+                                     ("wall", Self.quote(Self.iso(Date().timeIntervalSince1970)))]
+        f += fields
+        let line = "{" + f.map { "\(Self.quote($0.0)):\($0.1)" }.joined(separator: ",") + "}\n"
+        lock.lock(); defer { lock.unlock() }
+        try? handle.write(contentsOf: Data(line.utf8))
+    }
+
     /// The JSON line for one event (without the newline).
     public static func json(_ e: TimedEvent) -> String {
         var f: [(String, String)] = [("event", quote(e.event.name)), ("monotonic", num(e.monotonic)),
@@ -71,9 +83,9 @@ public final class EventLog: @unchecked Sendable {
         }
     }
 
-    static func num(_ d: Double) -> String { d.isFinite ? String(format: "%.6f", d) : "null" }
+    public static func num(_ d: Double) -> String { d.isFinite ? String(format: "%.6f", d) : "null" }
 
-    static func quote(_ s: String) -> String {
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

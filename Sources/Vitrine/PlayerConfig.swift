@@ -1,5 +1,7 @@
 import Foundation
 import VitrineCore
+import CatalogStore
+import Crypto
 
 /// The appliance configuration, `/etc/vitrine/config.json` (default in `config/config.json`).
 ///
@@ -7,7 +9,8 @@ import VitrineCore
 /// { "library": "/var/lib/vitrine", "output": "auto", "connector": null,
 ///   "audio": { "device": null, "periodFrames": 1024, "bufferFrames": 4096 },
 ///   "headless": { "width": 1280, "height": 720, "refresh": 30 },
-///   "input": { "calibration": [1, 0, 0, 0, 1, 0] } }
+///   "input": { "calibration": [1, 0, 0, 0, 1, 0] },
+///   "import": { "requireSignature": false, "trustedKeys": [], "allowDowngrade": false, "switch": "boundary" } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -26,6 +29,8 @@ public struct PlayerConfig: Sendable, Equatable {
     public var headlessRefresh = 30.0
     /// Touch calibration, libinput's 3×2 matrix on normalized coordinates (`input.calibration`, six numbers).
     public var touchCalibration: CalibrationMatrix?
+    /// USB stick imports (`import`): signature policy, trusted minisign keys, downgrades, switch timing.
+    public var importSettings = ImportSettings()
 
     public init() {}
 
@@ -64,6 +69,37 @@ public struct PlayerConfig: Sendable, Equatable {
                         problems.append("input.calibration: expected six numbers [a, b, c, d, e, f]"); continue
                     }
                     touchCalibration = m
+                }
+            case "import":
+                guard case let .object(inner) = value else { problems.append("import: expected an object"); continue }
+                for (k, v) in inner {
+                    let at = "import." + k
+                    switch k {
+                    case "requireSignature", "allowDowngrade":
+                        guard case let .bool(flag) = v else { problems.append("\(at): expected true or false"); continue }
+                        if k == "requireSignature" { importSettings.requireSignature = flag } else { importSettings.allowDowngrade = flag }
+                    case "switch":
+                        guard case let .string(s) = v, let mode = ImportSettings.SwitchMode(rawValue: s) else {
+                            problems.append("\(at): expected \"boundary\" or \"immediate\""); continue
+                        }
+                        importSettings.switchMode = mode
+                    case "trustedKeys":
+                        guard case let .array(keys) = v, keys.count <= ImportSettings.maximumTrustedKeys else {
+                            problems.append("\(at): expected an array of at most \(ImportSettings.maximumTrustedKeys) minisign public keys"); continue
+                        }
+                        importSettings.trustedKeys = []
+                        for (i, key) in keys.enumerated() {
+                            guard case let .string(text) = key else { problems.append("\(at)[\(i)]: expected a string"); continue }
+                            do { importSettings.trustedKeys.append(try MinisignPublicKey(text)) } catch {
+                                problems.append("\(at)[\(i)]: \(error) (give the base64 line of a minisign .pub file)")
+                            }
+                        }
+                    default: problems.append("\(at): unknown field \"\(k)\"")
+                    }
+                }
+                if importSettings.requireSignature && importSettings.trustedKeys.isEmpty
+                    && !problems.contains(where: { $0.hasPrefix("import.trustedKeys") }) {
+                    problems.append("import.requireSignature: needs at least one key in import.trustedKeys")
                 }
             case "audio", "headless":
                 guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }

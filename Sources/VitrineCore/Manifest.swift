@@ -24,18 +24,33 @@ public struct Manifest: Sendable, Equatable {
     /// `tap`: the action a tap performs when no popup is visible (typically `showOverlay` of a
     /// menu); nil when the manifest has none, and then a tap on the video does nothing.
     public var tap: Action?
+    /// `files`: sizes and SHA-256 hashes of files the manifest names elsewhere (overlay images) or
+    /// nowhere else (copied from a stick as they are). Empty when the manifest has none.
+    public var files: [ManifestFile]
 
     /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
                 display: DisplaySettings = .init(), audio: AudioSettings = .init(),
                 loop: Bool = true, playlist: [PlaylistItem] = [],
                 overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil,
-                tap: Action? = nil) {
+                tap: Action? = nil, files: [ManifestFile] = []) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
         self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
         self.tap = tap
+        self.files = files
     }
+}
+
+/// One entry of `files`: a path relative to the catalog folder with its size and SHA-256.
+public struct ManifestFile: Sendable, Equatable {
+    /// `/`-separated, relative to the catalog folder (`vitrine/` on a stick).
+    public var path: String
+    /// Size in bytes.
+    public var size: Int
+    /// SHA-256 of the file, 64 lowercase hex digits.
+    public var sha256: String
+    public init(path: String, size: Int, sha256: String) { self.path = path; self.size = size; self.sha256 = sha256 }
 }
 
 /// `idle`: after `after` seconds without touch input, play the item `item` (from its start).

@@ -43,7 +43,7 @@ public enum ManifestParser {
             let manifest = validator.manifest(root)
             let problems = validator.problems
             return ManifestResult(manifest: problems.contains { $0.severity == .error } ? nil : manifest,
-                                  problems: problems)
+                                  problems: problems, draft: manifest)
         }
     }
 

@@ -30,9 +30,13 @@ public struct ManifestResult: Sendable, Equatable {
     public var manifest: Manifest?
     /// Every problem found, errors and warnings, in document order within each object.
     public var problems: [ManifestProblem]
+    /// The manifest as far as it could be read, also when some problems are errors (fields in error
+    /// keep their defaults); nil when the text is not JSON. For reporting more problems in one pass
+    /// (the stick rules), never for playing.
+    public var draft: Manifest?
 
-    public init(manifest: Manifest?, problems: [ManifestProblem]) {
-        self.manifest = manifest; self.problems = problems
+    public init(manifest: Manifest?, problems: [ManifestProblem], draft: Manifest? = nil) {
+        self.manifest = manifest; self.problems = problems; self.draft = draft ?? manifest
     }
 
     public var errors: [ManifestProblem] { problems.filter { $0.severity == .error } }

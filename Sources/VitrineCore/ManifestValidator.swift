@@ -39,6 +39,7 @@ struct ManifestValidator {
             case "overlays": (manifest.overlays, manifest.overlayIDs) = overlays(value, at: key)
             case "idle": manifest.idle = idle(value, at: key)
             case "tap": manifest.tap = action(value, at: key)
+            case "files": manifest.files = files(value, at: key)
             default: unknownField(key, at: "")
             }
         }
@@ -129,11 +130,7 @@ struct ManifestValidator {
                 if let reason = Self.srcProblem(src) ?? checkFile(src) { error(at, reason) }
             case "duration": item.duration = positive(value, at: at)?.value
             case "size": item.size = integer(value, at: at, minimum: 0)
-            case "sha256":
-                guard let hex = string(value, at: at) else { break }
-                if hex.utf8.count == 64, hex.utf8.allSatisfy(Self.isHexDigit) { item.sha256 = hex.lowercased() } else {
-                    error(at, "expected 64 hexadecimal digits, found \"\(hex)\"")
-                }
+            case "sha256": item.sha256 = sha256(value, at: at)
             case "transition": item.transition = transition(value, at: at)
             case "cuePoints": item.cuePoints = cuePoints(value, at: at, times: &cueTimes)
             default: unknownField(key, at: path)
@@ -158,6 +155,14 @@ struct ManifestValidator {
         if src.hasPrefix("/") { return "must be a relative path, not absolute: \(src)" }
         if src.contains("\\") { return "must use \"/\" between folders, not \"\\\": \(src)" }
         if src.split(separator: "/").contains("..") { return "must not contain a \"..\" component: \(src)" }
+        return nil
+    }
+
+    /// 64 hex digits, returned in lowercase.
+    private mutating func sha256(_ value: JSONValue, at path: String) -> String? {
+        guard let hex = string(value, at: path) else { return nil }
+        if hex.utf8.count == 64, hex.utf8.allSatisfy(Self.isHexDigit) { return hex.lowercased() }
+        error(path, "expected 64 hexadecimal digits, found \"\(hex)\"")
         return nil
     }
 
@@ -262,6 +267,37 @@ struct ManifestValidator {
         case "showOverlay": return .showOverlay(text)
         default: return .hideOverlays
         }
+    }
+
+    // MARK: Files
+
+    private mutating func files(_ value: JSONValue, at path: String) -> [ManifestFile] {
+        var files: [ManifestFile] = [], firstIndex: [String: Int] = [:]
+        for (index, value) in (array(value, at: path) ?? []).enumerated() {
+            let entryPath = "\(path)[\(index)]"
+            guard let members = object(value, at: entryPath) else { continue }
+            var file = ManifestFile(path: "", size: 0, sha256: ""), complete = true
+            for (key, value) in members {
+                let at = entryPath + "." + key
+                switch key {
+                case "path":
+                    guard let name = string(value, at: at) else { complete = false; break }
+                    file.path = name
+                    if let reason = Self.srcProblem(name) ?? checkFile(name) { error(at, reason) }
+                    if let first = firstIndex[name] { error(at, "duplicate path \"\(name)\" (also \(path)[\(first)])") } else {
+                        firstIndex[name] = index
+                    }
+                case "size":
+                    if let size = integer(value, at: at, minimum: 0) { file.size = size } else { complete = false }
+                case "sha256":
+                    if let hex = sha256(value, at: at) { file.sha256 = hex } else { complete = false }
+                default: unknownField(key, at: entryPath)
+                }
+            }
+            require(["path", "size", "sha256"], in: members, at: entryPath)
+            if complete, ["path", "size", "sha256"].allSatisfy({ field($0, members) != nil }) { files.append(file) }
+        }
+        return files
     }
 
     // MARK: Overlays and idle

@@ -2,6 +2,7 @@
 import Foundation
 import Vitrine
 import VitrineCore
+import CatalogStore
 
 /// sysexits(3) codes.
 enum Exit: Int32 {
@@ -17,7 +18,8 @@ Plays a signage catalog (a folder with manifest.json and its media) on a DRM/KMS
 ALSA sound, or into a headless output that can record and take snapshots.
 
 commands:
-  run        play a catalog folder in a loop
+  run        play a catalog folder (or the library's current catalog) in a loop
+  import     copy a USB stick's catalog into the library, verified, and switch to it
   play       play files given on the command line (an ad-hoc playlist)
   validate   check a manifest and report every problem with its JSON path
   probe      list DRM devices, connectors, modes, planes, ALSA PCMs, and what is missing
@@ -43,15 +45,39 @@ let outputHelp = """
 """
 
 let runHelp = """
-usage: vitrine run --catalog DIR [options]
+usage: vitrine run [--catalog DIR | --library DIR] [options]
 
-Plays DIR/manifest.json. Missing or broken media files are logged and skipped; when nothing can
-play, a slate says why and the player keeps checking. Prints frames presented, frames dropped,
-xruns and the A/V offset at exit.
+Plays DIR/manifest.json (or DIR/catalog.json). Without --catalog, plays the library's current
+catalog (config `library`, default /var/lib/vitrine), or its previous one when current is broken.
+Missing or broken media files are logged and skipped; when nothing can play, a slate says why and
+the player keeps checking. Prints frames presented, frames dropped, xruns and the A/V offset at exit.
 
 options:
-  --catalog DIR            the catalog folder (holds manifest.json)
+  --catalog DIR            the catalog folder (holds manifest.json or catalog.json)
+  --library DIR            the catalog library (default: config `library`)
 \(outputHelp)
+"""
+
+let importHelp = """
+usage: vitrine import PATH [--library DIR] [--config FILE] [--events FILE] [--quiet]
+       vitrine import --check [--deep] [--library DIR] [--config FILE]
+
+Copies the catalog on a USB stick into the library and switches to it. PATH is the stick's mount
+point (holding vitrine/) or the vitrine/ folder. The manifest must give size and sha256 for every
+file; vitrine/manifest.json.minisig is verified against config import.trustedKeys. Every file is
+hashed while it is copied; the playing catalog is untouched until the new one is whole on disk.
+
+--check cleans up after an interrupted import and prints what would play (--deep also re-hashes
+every file).
+
+options:
+  --library DIR            the catalog library (default: config `library`, /var/lib/vitrine)
+  --config FILE            appliance config (default: /etc/vitrine/config.json if present)
+  --events FILE            append importStarted/importFinished JSON lines to FILE
+  --quiet                  no progress lines on stderr
+
+exit codes: 0 switched (--check: a catalog can play), 65 refused (reasons on stderr; --check:
+nothing can play), 1 failed (I/O error, disk full, another import running), 64 usage.
 """
 
 let playHelp = """
@@ -140,17 +166,21 @@ func makeLog(_ args: Arguments) -> Logger {
     Logger(label: "vitrine", sink: .standardError(minimumLevel: args.flags.contains("verbose") ? .debug : .info))
 }
 
+/// The appliance config: `--config FILE`, else /etc/vitrine/config.json when present, else defaults.
+func loadConfig(_ args: Arguments) throws -> PlayerConfig {
+    let configPath = args.options["config"] ?? (FileManager.default.fileExists(atPath: PlayerConfig.defaultPath) ? PlayerConfig.defaultPath : nil)
+    guard let configPath else { return PlayerConfig() }
+    guard let data = FileManager.default.contents(atPath: configPath) else {
+        throw UsageError(description: "cannot read config \(configPath)")
+    }
+    do { return try PlayerConfig(json: [UInt8](data)) } catch {
+        throw UsageError(description: "config \(configPath):\n\(error)")
+    }
+}
+
 func runOptions(_ args: Arguments) throws -> RunOptions {
     var o = RunOptions()
-    let configPath = args.options["config"] ?? (FileManager.default.fileExists(atPath: PlayerConfig.defaultPath) ? PlayerConfig.defaultPath : nil)
-    if let configPath {
-        guard let data = FileManager.default.contents(atPath: configPath) else {
-            throw UsageError(description: "cannot read config \(configPath)")
-        }
-        do { try PlayerConfig(json: [UInt8](data)).apply(to: &o) } catch {
-            throw UsageError(description: "config \(configPath):\n\(error)")
-        }
-    }
+    try loadConfig(args).apply(to: &o)
     if let s = args.options["output"] {
         guard let k = RunOptions.OutputKind(rawValue: s), k != .auto || s == "auto" else {
             throw UsageError(description: "--output: expected drm or headless, got \(s)")
@@ -215,37 +245,69 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
     }
 }
 
+/// The manifest of a catalog folder: `manifest.json`, or `catalog.json` (a library generation).
+func manifestPath(inCatalog catalog: String) -> String {
+    let manifest = (catalog as NSString).appendingPathComponent("manifest.json")
+    let accepted = (catalog as NSString).appendingPathComponent("catalog.json")
+    return !FileManager.default.fileExists(atPath: manifest) && FileManager.default.fileExists(atPath: accepted) ? accepted : manifest
+}
+
 func commandRun(_ argv: [String]) throws -> Exit {
-    let args = try Arguments(argv, valued: outputOptions.union(["catalog"]), flags: outputFlags)
+    let args = try Arguments(argv, valued: outputOptions.union(["catalog", "library"]), flags: outputFlags)
     if args.flags.contains("help") { print(runHelp); return .ok }
-    guard let catalog = args.options["catalog"] else { throw UsageError(description: "run needs --catalog DIR") }
     guard args.positional.isEmpty else { throw UsageError(description: "unexpected argument \(args.positional[0])") }
+    if args.options["catalog"] != nil && args.options["library"] != nil {
+        throw UsageError(description: "give --catalog or --library, not both")
+    }
     var options = try runOptions(args)
+    let library = args.options["catalog"] == nil ? CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library) : nil
     let log = makeLog(args)
-    let manifestPath = (catalog as NSString).appendingPathComponent("manifest.json")
     Player.installSignalHandlers()
+    var firstLook = true
     while true {
-        // Structure first; missing media is only logged here, because the player skips such items and
-        // keeps the rest of the catalog on screen.
-        let result = ManifestParser.load(path: manifestPath)
-        let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
-        for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
-        if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-            return play(manifest: manifest, catalog: catalog, options: options, log: log)
+        let catalog: String, manifestPath: String
+        var slate: String?
+        if let library {
+            // Start-up: clean up after an interrupted import, then current, else previous, else the slate.
+            let resolution = firstLook ? library.openForPlayback() : library.resolve()
+            firstLook = false
+            for skipped in resolution.skipped { log.warning("library \(library.path): \(skipped)") }
+            if let found = resolution.catalog {
+                log.info("library \(library.path): playing \(found.slot.rawValue), \(found.summary)")
+                catalog = found.directory
+                manifestPath = found.manifestPath
+            } else {
+                catalog = library.path
+                manifestPath = library.path + "/current/catalog.json"
+                slate = "No catalog to play yet\nInsert a USB stick with vitrine/manifest.json"
+                log.error("library \(library.path): no playable catalog; showing the slate and checking again in 10 s")
+            }
+        } else {
+            catalog = args.options["catalog"]!
+            manifestPath = vitrine.manifestPath(inCatalog: catalog)
         }
-        // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
-        let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
-        log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
+        if slate == nil {
+            // Structure first; missing media is only logged here, because the player skips such items and
+            // keeps the rest of the catalog on screen.
+            let result = ManifestParser.load(path: manifestPath)
+            let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
+            for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
+            if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
+                return play(manifest: manifest, catalog: catalog, options: options, log: log)
+            }
+            // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
+            let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
+            log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
+            slate = "Invalid manifest: \(manifestPath)\n" + shown
+        }
         var slateOptions = options
         // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).
         let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
         slateOptions.duration = once ? (options.duration ?? 10) : min(options.duration ?? 10, 10)
         if once {
-            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log,
-                        slate: "Invalid manifest: \(manifestPath)\n" + shown)
+            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate)
         }
-        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log,
-                        slate: "Invalid manifest: \(manifestPath)\n" + shown)
+        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate)
         if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
         if let d = options.duration {
             if d <= 10 { return .dataError }
@@ -311,7 +373,7 @@ func commandValidate(_ argv: [String]) throws -> Exit {
     var path = args.positional[0]
     var isDir: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-        path = (path as NSString).appendingPathComponent("manifest.json")
+        path = manifestPath(inCatalog: path)
     }
     let result = ManifestParser.load(path: path)
     for p in result.problems { print("\(path): \(p.severity == .warning ? "warning: " : "")\(p)") }
@@ -363,6 +425,7 @@ func main() -> Int32 {
         let code: Exit
         switch command {
         case "run": code = try commandRun(argv)
+        case "import": code = try commandImport(argv)
         case "play": code = try commandPlay(argv)
         case "validate": code = try commandValidate(argv)
         case "probe": code = try commandProbe(argv)

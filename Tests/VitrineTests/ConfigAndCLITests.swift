@@ -58,7 +58,7 @@ struct CLITests {
 
     static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
-    @Test("--help on each command prints its usage and exits 0", arguments: ["run", "play", "validate", "probe", "bench"])
+    @Test("--help on each command prints its usage and exits 0", arguments: ["run", "play", "validate", "probe", "bench", "import"])
     func help(command: String) throws {
         guard Self.available else { print("skipped: no vitrine binary at \(Self.binary)"); return }
         let r = try Self.run([command, "--help"])
@@ -73,7 +73,7 @@ struct CLITests {
         #expect(try Self.run(["frobnicate"]).code == 64)
         let r = try Self.run(["run", "--catalog", "/tmp", "--bogus"])
         #expect(r.code == 64 && r.err.contains("unknown option --bogus"))
-        #expect(try Self.run(["run"]).code == 64)
+        #expect(try Self.run(["run", "--catalog", "/tmp", "--library", "/tmp"]).code == 64)
         #expect(try Self.run(["run", "--catalog", "/tmp", "--duration", "soon"]).code == 64)
     }
 

@@ -1,0 +1,30 @@
+// What stat(2) says about a file, in Swift terms.
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The parts of `struct stat` the catalog library needs.
+public struct FileStatus: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case regular, directory, symbolicLink, other }
+    public var kind: Kind
+    /// Size in bytes.
+    public var size: Int64
+    /// Permission bits (`st_mode & 0o7777`).
+    public var permissions: UInt32
+    /// Device and inode: the file's identity.
+    public var device: UInt64
+    public var inode: UInt64
+
+    init(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        size = Int64(st.st_size)
+        permissions = UInt32(st.st_mode & 0o7777)
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}

@@ -1,0 +1,139 @@
+// Path-level POSIX calls: stat, links, folders, renames, free space.
+#if canImport(Glibc)
+internal import Glibc
+#endif
+internal import CFileIO
+
+/// File-system calls on paths. Each retries on `EINTR` and throws `FileError` naming the call and path.
+public enum FileSystem {
+    /// The status of `path`, or nil when nothing is there (`ENOENT`, or `ENOTDIR` for a path through a file).
+    /// - Parameter followLinks: `stat` when true, `lstat` (the link itself) when false.
+    /// - Throws: `FileError` for other errors (`EACCES`, `EIO`, `ELOOP`).
+    public static func status(_ path: String, followLinks: Bool) throws(FileError) -> FileStatus? {
+        var st = stat()
+        if vt_stat(path, &st, followLinks ? 1 : 0) == 0 { return FileStatus(st) }
+        let code = currentErrno()
+        if code == ENOENT || code == ENOTDIR { return nil }
+        throw FileError(operation: followLinks ? "stat" : "lstat", path: path, errno: Errno(rawValue: code))
+    }
+
+    /// The target text of the symbolic link at `path`. The corresponding C function is `readlink`.
+    public static func readLink(_ path: String) throws(FileError) -> String {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = try Syscall.count("readlink", path) {
+            buffer.withUnsafeMutableBytes { raw in
+                Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
+            }
+        }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+
+    /// The absolute path with every symbolic link, `.` and `..` resolved.
+    /// The corresponding C function is `realpath`.
+    public static func realPath(_ path: String) throws(FileError) -> String {
+        guard let resolved = Glibc.realpath(path, nil) else { throw Syscall.error("realpath", path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Creates the folder `path`. The corresponding C function is `mkdir`.
+    public static func makeDirectory(_ path: String, permissions: UInt32 = 0o755) throws(FileError) {
+        try Syscall.check("mkdir", path) { Glibc.mkdir(path, mode_t(permissions)) }
+    }
+
+    /// Creates `path` and any missing parents (as `mkdir -p`); an existing folder is fine.
+    public static func makeDirectories(_ path: String, permissions: UInt32 = 0o755) throws(FileError) {
+        if let st = try status(path, followLinks: true) {
+            if st.kind == .directory { return }
+            throw FileError(operation: "mkdir", path: path, errno: .fileExists)
+        }
+        let parent = parentPath(path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, permissions: permissions) }
+        do { try makeDirectory(path, permissions: permissions) } catch where error.errno == .fileExists {}
+    }
+
+    /// Renames `from` to `to`, atomically replacing `to` if it exists (a file or a link; a folder only
+    /// if empty). The corresponding C function is `rename`.
+    public static func rename(_ from: String, to: String) throws(FileError) {
+        try Syscall.check("rename", from) { Glibc.rename(from, to) }
+    }
+
+    /// Creates a symbolic link at `path` whose target text is `target`.
+    /// The corresponding C function is `symlink`.
+    public static func symbolicLink(at path: String, to target: String) throws(FileError) {
+        try Syscall.check("symlink", path) { Glibc.symlink(target, path) }
+    }
+
+    /// Removes the file or link `path`. The corresponding C function is `unlink`.
+    public static func unlink(_ path: String) throws(FileError) {
+        try Syscall.check("unlink", path) { Glibc.unlink(path) }
+    }
+
+    /// Removes the empty folder `path`. The corresponding C function is `rmdir`.
+    public static func removeDirectory(_ path: String) throws(FileError) {
+        try Syscall.check("rmdir", path) { Glibc.rmdir(path) }
+    }
+
+    /// Removes `path` and, if it is a folder, everything in it, never following symbolic links.
+    /// Nothing there is not an error.
+    public static func removeTree(_ path: String) throws(FileError) {
+        guard let st = try status(path, followLinks: false) else { return }
+        if st.kind == .directory {
+            for name in try contentsOfDirectory(path) { try removeTree(path + "/" + name) }
+            try removeDirectory(path)
+        } else {
+            try unlink(path)
+        }
+    }
+
+    /// The names in folder `path`, without `.` and `..`, in no particular order.
+    /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
+    public static func contentsOfDirectory(_ path: String) throws(FileError) -> [String] {
+        guard let dir = Glibc.opendir(path) else { throw Syscall.error("opendir", path) }
+        defer { Glibc.closedir(dir) }
+        var names: [String] = []
+        while true {
+            Glibc.errno = 0
+            guard let entry = Glibc.readdir(dir) else {
+                if currentErrno() != 0 { throw Syscall.error("readdir", path) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// Flushes the folder `path` itself (its entries: new names, renames, removals) to the device.
+    /// The corresponding C functions are `open(O_DIRECTORY)` and `fsync`.
+    public static func syncDirectory(_ path: String) throws(FileError) {
+        let dir = try FileDescriptor(opening: path, .readOnly, options: [.directory])
+        try dir.sync()
+        try dir.close()
+    }
+
+    /// Free and total space of the file system holding `path`.
+    public struct Space: Sendable, Equatable {
+        /// Bytes an unprivileged user may still write (`f_bavail × f_frsize`).
+        public var available: Int64
+        /// Size of the file system in bytes (`f_blocks × f_frsize`).
+        public var total: Int64
+    }
+
+    /// The space on the file system holding `path`. The corresponding C function is `statvfs`.
+    public static func space(_ path: String) throws(FileError) -> Space {
+        var st = statvfs()
+        try Syscall.check("statvfs", path) { vt_statvfs(path, &st) }
+        return Space(available: Int64(st.f_bavail) * Int64(st.f_frsize), total: Int64(st.f_blocks) * Int64(st.f_frsize))
+    }
+
+    /// `path` without its last component (`"a/b/c"` → `"a/b"`, `"/a"` → `"/"`, `"a"` → `""`).
+    public static func parentPath(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p.removeLast() }
+        guard let slash = p.lastIndex(of: "/") else { return "" }
+        if slash == p.startIndex { return "/" }
+        return String(p[..<slash])
+    }
+}

@@ -1,0 +1,69 @@
+// `vitrine import`: a USB stick into the library, with progress on stderr and sysexits codes.
+import Foundation
+import Vitrine
+import CatalogStore
+
+func commandImport(_ argv: [String]) throws -> Exit {
+    let args = try Arguments(argv, valued: ["library", "config", "events"], flags: ["help", "check", "deep", "quiet"])
+    if args.flags.contains("help") { print(importHelp); return .ok }
+    let config = try loadConfig(args)
+    let library = CatalogLibrary(path: args.options["library"] ?? config.library)
+    if args.flags.contains("check") {
+        guard args.positional.isEmpty else { throw UsageError(description: "import --check takes no PATH") }
+        return checkLibrary(library, deep: args.flags.contains("deep"))
+    }
+    guard args.positional.count == 1 else { throw UsageError(description: "import needs exactly one PATH (the stick, or its vitrine/ folder)") }
+    if args.flags.contains("deep") { throw UsageError(description: "--deep goes with --check") }
+    let source = args.positional[0]
+    let events = try args.options["events"].map { path -> EventLog in
+        do { return try EventLog(path: path) } catch { throw UsageError(description: "--events: cannot open \(path): \(error.localizedDescription)") }
+    }
+    events?.writeImportStarted(source: source)
+    let quiet = args.flags.contains("quiet")
+    var lastLine = -1.0
+    let result = library.importStick(at: source, settings: config.importSettings) { progress in
+        guard !quiet else { return }
+        // At most one progress line a second, plus one per phase.
+        if progress.phase == .copying, progress.elapsed - lastLine < 1 { return }
+        lastLine = progress.elapsed
+        FileHandle.standardError.write(Data("vitrine import: \(progress.summary)\n".utf8))
+    }
+    events?.writeImportFinished(result, source: source)
+    for note in result.notes { FileHandle.standardError.write(Data("vitrine import: note: \(note)\n".utf8)) }
+    switch result.outcome {
+    case .switched:
+        let rate = result.seconds > 0 ? Double(result.bytes) / result.seconds : 0
+        print("\(result.message) (\(result.files) files, \(ByteCount.text(result.bytes)) in "
+              + "\(String(format: "%.1f", result.seconds)) s, \(ByteCount.mebibytes(Int64(rate))) MiB/s; "
+              + "\(result.catalog.map { "gen.\($0.generation)" } ?? "?"), switch: \(result.switchMode.rawValue))")
+    case .refused, .failed:
+        FileHandle.standardError.write(Data("vitrine import: \(result.message)\n".utf8))
+        if result.problems.count > 1 {
+            for problem in result.problems { FileHandle.standardError.write(Data("  \(problem)\n".utf8)) }
+        }
+    }
+    return Exit(rawValue: result.exitCode) ?? .failure
+}
+
+/// `vitrine import --check`: cleans up, then prints what would play and the last accepted version.
+func checkLibrary(_ library: CatalogLibrary, deep: Bool) -> Exit {
+    do {
+        if let cleanup = try library.cleanUp() {
+            for name in cleanup.removed { print("removed \(library.path)/\(name)") }
+        } else {
+            print("an import is running: nothing cleaned up")
+        }
+    } catch {
+        FileHandle.standardError.write(Data("vitrine import: \(error)\n".utf8))
+        return .failure
+    }
+    let resolution = library.resolve(verifyHashes: deep)
+    for skipped in resolution.skipped { print("skipped \(skipped)") }
+    print("last accepted version: \(library.lastAcceptedVersion().map(String.init) ?? "none")")
+    guard let catalog = resolution.catalog else {
+        print("nothing to play: the player shows its slate")
+        return .dataError
+    }
+    print("\(catalog.slot.rawValue): \(catalog.summary) (\(deep ? "sizes and hashes" : "sizes") checked) \(catalog.directory)")
+    return .ok
+}
