@@ -45,9 +45,9 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 

@@ -37,6 +37,12 @@ public final class Player {
         stopSignal.store(false, ordering: .relaxed)
         signal(SIGINT) { _ in stopSignal.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopSignal.store(true, ordering: .relaxed) }
+        // A parent may have started us with these blocked (the mask is inherited across exec).
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
     }
 
@@ -158,7 +164,11 @@ public final class Player {
             guard try engine.step() else { break }
             if let seat { for e in seat.poll() { engine.handleInput(e) } }
             onVblank?(monotonicNow())
-            if let next = nextCatalog?() { playlist = adopt(next, engine: engine, playing: playlist) }
+            if let next = nextCatalog?() {
+                // The slate is up (nothing could play): end this run; the caller plays the library again.
+                if startMessage != nil { log.info("a catalog arrived; leaving the slate"); break }
+                playlist = adopt(next, engine: engine, playing: playlist)
+            }
             for (id, time, source) in jumps.take() {
                 guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
                 engine.play(playlist[i])

@@ -2,9 +2,10 @@
 import Foundation
 import Vitrine
 import CatalogStore
+import VitrineCore
 
 func commandImport(_ argv: [String]) throws -> Exit {
-    let args = try Arguments(argv, valued: ["library", "config", "events"], flags: ["help", "check", "deep", "quiet"])
+    let args = try Arguments(argv, valued: ["library", "config", "events"], flags: ["help", "check", "deep", "quiet", "standalone"])
     if args.flags.contains("help") { print(importHelp); return .ok }
     let config = try loadConfig(args)
     let library = CatalogLibrary(path: args.options["library"] ?? config.library)
@@ -15,6 +16,9 @@ func commandImport(_ argv: [String]) throws -> Exit {
     guard args.positional.count == 1 else { throw UsageError(description: "import needs exactly one PATH (the stick, or its vitrine/ folder)") }
     if args.flags.contains("deep") { throw UsageError(description: "--deep goes with --check") }
     let source = args.positional[0]
+    if ImportService.isPlayerRunning(library: library.path), !args.flags.contains("standalone") {
+        return try importThroughPlayer(source, library: library, quiet: args.flags.contains("quiet"))
+    }
     let events = try args.options["events"].map { path -> EventLog in
         do { return try EventLog(path: path) } catch { throw UsageError(description: "--events: cannot open \(path): \(error.localizedDescription)") }
     }
@@ -66,4 +70,47 @@ func checkLibrary(_ library: CatalogLibrary, deep: Bool) -> Exit {
     }
     print("\(catalog.slot.rawValue): \(catalog.summary) (\(deep ? "sizes and hashes" : "sizes") checked) \(catalog.directory)")
     return .ok
+}
+
+/// A player runs on this library: the import runs there (its progress and result on screen, in its
+/// event log), through a request file in `<library>/requests/` that the player watches with inotify.
+/// Waits for the player's answer and exits as a standalone import would (0, 65 or 1).
+func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool) throws -> Exit {
+    let folder = ImportService.requestFolder(library: library.path)
+    let absolute = source.hasPrefix("/") ? source : FileManager.default.currentDirectoryPath + "/" + source
+    let id = "\(getpid())-\(UUID().uuidString.prefix(8))"
+    let request = folder + "/" + id + ".json", answer = folder + "/" + id + ".result"
+    do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let tmp = folder + "/." + id + ".tmp"
+        try Data("{\"path\":\(EventLog.quote(absolute))}\n".utf8).write(to: URL(fileURLWithPath: tmp))
+        guard rename(tmp, request) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    } catch {
+        FileHandle.standardError.write(Data("vitrine import: cannot hand \(source) to the running player (\(folder)): \(error.localizedDescription)\n".utf8))
+        return .failure
+    }
+    if !quiet { FileHandle.standardError.write(Data("vitrine import: the player is running; it imports \(absolute) (progress on its screen)\n".utf8)) }
+    // The player answers when the import ends; it looks at requests once per vblank.
+    var waited = 0.0
+    while true {
+        if let a = ImportService.ImportAnswer.read(answer) {
+            try? FileManager.default.removeItem(atPath: answer)
+            switch a.outcome {
+            case "switched":
+                print(a.message)
+                return .ok
+            default:
+                FileHandle.standardError.write(Data("vitrine import: \(a.message)\n".utf8))
+                if a.problems.count > 1 { for p in a.problems { FileHandle.standardError.write(Data("  \(p)\n".utf8)) } }
+                return a.outcome == "refused" ? .dataError : .failure
+            }
+        }
+        if waited >= 10, !ImportService.isPlayerRunning(library: library.path) {
+            try? FileManager.default.removeItem(atPath: request)
+            FileHandle.standardError.write(Data("vitrine import: the player stopped before answering\n".utf8))
+            return .failure
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        waited += 0.2
+    }
 }

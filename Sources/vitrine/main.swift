@@ -3,6 +3,7 @@ import Foundation
 import Vitrine
 import VitrineCore
 import CatalogStore
+import FileIO
 
 /// sysexits(3) codes.
 enum Exit: Int32 {
@@ -55,17 +56,22 @@ the player keeps checking. Prints frames presented, frames dropped, xruns and th
 options:
   --catalog DIR            the catalog folder (holds manifest.json or catalog.json)
   --library DIR            the catalog library (default: config `library`)
+  --media-root DIR         where USB sticks are mounted (default: /run/vitrine/media); the player
+                           imports each stick that appears there with vitrine/manifest.json
 \(outputHelp)
 """
 
 let importHelp = """
-usage: vitrine import PATH [--library DIR] [--config FILE] [--events FILE] [--quiet]
+usage: vitrine import PATH [--library DIR] [--config FILE] [--events FILE] [--quiet] [--standalone]
        vitrine import --check [--deep] [--library DIR] [--config FILE]
 
 Copies the catalog on a USB stick into the library and switches to it. PATH is the stick's mount
 point (holding vitrine/) or the vitrine/ folder. The manifest must give size and sha256 for every
 file; vitrine/manifest.json.minisig is verified against config import.trustedKeys. Every file is
 hashed while it is copied; the playing catalog is untouched until the new one is whole on disk.
+When a player is playing this library (it holds <library>/player.lock), the import runs in the
+player, which shows its progress and result on screen and switches at the next item boundary;
+this command waits for its answer and exits the same way.
 
 --check cleans up after an interrupted import and prints what would play (--deep also re-hashes
 every file).
@@ -75,6 +81,7 @@ options:
   --config FILE            appliance config (default: /etc/vitrine/config.json if present)
   --events FILE            append importStarted/importFinished JSON lines to FILE
   --quiet                  no progress lines on stderr
+  --standalone             import here even when a player is running
 
 exit codes: 0 switched (--check: a catalog can play), 65 refused (reasons on stderr; --check:
 nothing can play), 1 failed (I/O error, disk full, another import running), 64 usage.
@@ -227,9 +234,21 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
     return o
 }
 
-func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil) -> Exit {
+func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
+          importer: ImportService? = nil) -> Exit {
     do {
-        let stats = try Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate).run()
+        let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
+        if let importer {
+            // USB sticks and `vitrine import` requests, looked at once per vblank; a finished import
+            // hands its catalog over (at the next item boundary, or at once).
+            player.configureEngine = { engine in importer.banner = engine.statusBanner }
+            player.onVblank = { importer.poll(now: $0) }
+            let immediate = importer.settings.switchMode == .immediate
+            player.nextCatalog = {
+                importer.takeSwitchedCatalog().map { CatalogSwitch(manifest: $0.manifest, directory: $0.directory, immediate: immediate) }
+            }
+        }
+        let stats = try player.run()
         print(stats.description)
         if slate != nil { return .dataError }
         // Nothing in the playlist could play at all: invalid media.
@@ -253,7 +272,7 @@ func manifestPath(inCatalog catalog: String) -> String {
 }
 
 func commandRun(_ argv: [String]) throws -> Exit {
-    let args = try Arguments(argv, valued: outputOptions.union(["catalog", "library"]), flags: outputFlags)
+    let args = try Arguments(argv, valued: outputOptions.union(["catalog", "library", "media-root"]), flags: outputFlags)
     if args.flags.contains("help") { print(runHelp); return .ok }
     guard args.positional.isEmpty else { throw UsageError(description: "unexpected argument \(args.positional[0])") }
     if args.options["catalog"] != nil && args.options["library"] != nil {
@@ -263,6 +282,24 @@ func commandRun(_ argv: [String]) throws -> Exit {
     let library = args.options["catalog"] == nil ? CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library) : nil
     let log = makeLog(args)
     Player.installSignalHandlers()
+    // Playing the library: watch for USB sticks and `vitrine import` requests, and hold the player lock
+    // (so `vitrine import` hands its stick over instead of importing beside the player).
+    var importer: ImportService?
+    var playerLock: FileDescriptor?
+    if let library {
+        try? FileManager.default.createDirectory(atPath: library.path, withIntermediateDirectories: true)
+        playerLock = ImportService.lockAsPlayer(library: library.path)
+        if playerLock == nil {
+            log.warning("library \(library.path): another player holds \(ImportService.playerLockPath(library: library.path)); "
+                        + "this one does not import USB sticks")
+        } else {
+            let events = try options.eventsPath.map { try EventLog(path: $0) }
+            importer = ImportService(library: library, settings: try loadConfig(args).importSettings,
+                                     mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
+                                     eventLog: events, log: log.child("import"))
+        }
+    }
+    defer { _ = playerLock }
     var firstLook = true
     while true {
         let catalog: String, manifestPath: String
@@ -293,7 +330,7 @@ func commandRun(_ argv: [String]) throws -> Exit {
             let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
             for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
             if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-                return play(manifest: manifest, catalog: catalog, options: options, log: log)
+                return play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer)
             }
             // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
             let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
@@ -305,9 +342,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
         let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
         slateOptions.duration = once ? (options.duration ?? 10) : min(options.duration ?? 10, 10)
         if once {
-            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate)
+            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer)
         }
-        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate)
+        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer)
         if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
         if let d = options.duration {
             if d <= 10 { return .dataError }

@@ -1,0 +1,284 @@
+import Foundation
+import CatalogStore
+import FileIO
+import Inotify
+import VitrineCore
+
+/// USB catalog updates inside the running player: watches the stick folder (`/run/vitrine/media`,
+/// where `rootfs/etc/udev/rules.d/80-vitrine-usb.rules` mounts sticks) and the library's `requests/`
+/// folder (`vitrine import` while a player runs) with inotify, runs each import on a thread of its
+/// own, shows its progress and result in the status banner (the result for 10 s), records it in the
+/// event log, and hands a switched catalog to the run loop.
+///
+/// `poll(now:)` is called by the run loop once per vblank; it never blocks (a non-blocking inotify
+/// read, and a folder scan at most every 2 s while a stick may still be mounting). The import thread
+/// talks to the run loop only through this object's lock.
+public final class ImportService: @unchecked Sendable {
+    public let library: CatalogLibrary
+    public let settings: ImportSettings
+    /// The folder sticks are mounted under, one sub-folder each.
+    public let mediaRoot: String
+    /// The status banner of the engine on screen (set by the player as each run starts).
+    public var banner: StatusBanner? {
+        get { lock.lock(); defer { lock.unlock() }; return bannerBoard }
+        set { lock.lock(); bannerBoard = newValue; lock.unlock() }
+    }
+    private var bannerBoard: StatusBanner?
+    private let eventLog: EventLog?
+    private let log: Logger
+
+    private let lock = NSLock()
+    private var busy = false
+    private var switched: LibraryCatalog?
+    /// Sticks imported (or refused) while they stay mounted: mount folder → identity.
+    private var handled: [String: String] = [:]
+    private var stickWatch: DirectoryWatcher?
+    private var requestWatch: DirectoryWatcher?
+    private var nextScan = 0.0
+    private var nextWatchAttempt = 0.0
+    /// Requests waiting for the running import to end (request file paths).
+    private var queuedRequests: [String] = []
+
+    /// Where `rootfs/etc/udev/rules.d/80-vitrine-usb.rules` mounts USB sticks.
+    public static let defaultMediaRoot = "/run/vitrine/media"
+
+    /// How long a result stays on screen, in seconds.
+    public static let resultSeconds = 10.0
+    /// How often the stick folder is scanned while watched (mounts do not always raise inotify events
+    /// in the parent folder: a stick mounted over an existing empty folder raises none).
+    public static let scanInterval = 2.0
+
+    public init(library: CatalogLibrary, settings: ImportSettings, mediaRoot: String = ImportService.defaultMediaRoot,
+                eventLog: EventLog?, log: Logger) {
+        self.library = library
+        self.settings = settings
+        self.mediaRoot = mediaRoot
+        self.eventLog = eventLog
+        self.log = log
+    }
+
+    /// `<library>/player.lock`: a running player holds `flock(LOCK_EX)` on it, so `vitrine import`
+    /// knows to hand its stick to the player instead of importing on its own.
+    public static func playerLockPath(library: String) -> String { library + "/player.lock" }
+
+    /// Takes the player lock; nil when another process holds it (or the library cannot be written).
+    public static func lockAsPlayer(library: String) -> FileDescriptor? {
+        guard let fd = try? FileDescriptor(opening: playerLockPath(library: library), .readWrite, options: [.create], permissions: 0o644),
+              (try? fd.tryLockExclusive()) == true else { return nil }
+        return fd
+    }
+
+    /// Whether a player holds the lock of `library` now.
+    public static func isPlayerRunning(library: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: playerLockPath(library: library)) else { return false }
+        guard let fd = try? FileDescriptor(opening: playerLockPath(library: library), .readOnly) else { return false }
+        defer { try? fd.close() }
+        return (try? fd.tryLockExclusive()) == false
+    }
+
+    /// The request folder of `vitrine import` (inside the library, which the player may write).
+    public static func requestFolder(library: String) -> String { library + "/requests" }
+
+    /// The catalog an import switched to, once; nil when there is none new.
+    public func takeSwitchedCatalog() -> LibraryCatalog? {
+        lock.lock(); defer { lock.unlock() }
+        let c = switched
+        switched = nil
+        return c
+    }
+
+    /// Whether an import is running.
+    public var isImporting: Bool { lock.lock(); defer { lock.unlock() }; return busy }
+
+    /// One look for sticks and requests; call once per vblank with `CLOCK_MONOTONIC` seconds.
+    public func poll(now: Double) {
+        if stickWatch == nil || requestWatch == nil, now >= nextWatchAttempt {
+            nextWatchAttempt = now + 10
+            openWatches()
+        }
+        var scan = now >= nextScan
+        if let w = stickWatch {
+            let changes = w.changes()
+            if changes.contains(.folderGone) { stickWatch = nil }
+            if !changes.isEmpty { scan = true }
+        }
+        if let w = requestWatch {
+            let changes = w.changes()
+            if changes.contains(.folderGone) { requestWatch = nil }
+            for case .added(let name) in changes where name.hasSuffix(".json") {
+                request(Self.requestFolder(library: library.path) + "/" + name)
+            }
+            if changes.contains(.overflow) { rescanRequests() }
+        }
+        if scan {
+            nextScan = now + Self.scanInterval
+            scanSticks()
+        }
+    }
+
+    private func openWatches() {
+        if stickWatch == nil {
+            do { stickWatch = try DirectoryWatcher(path: mediaRoot); scanSticks() } catch {
+                log.debug("not watching \(mediaRoot) for USB sticks: \(error)")
+            }
+        }
+        if requestWatch == nil {
+            let folder = Self.requestFolder(library: library.path)
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            do { requestWatch = try DirectoryWatcher(path: folder); rescanRequests() } catch {
+                log.warning("not accepting `vitrine import` requests: \(error)")
+            }
+        }
+    }
+
+    /// The identity of a mounted stick folder that holds `vitrine/manifest.json`: its device, the
+    /// manifest's inode, size and change time; nil when there is no manifest (yet).
+    static func stickIdentity(_ folder: String) -> String? {
+        var dir = stat(), manifest = stat()
+        guard stat(folder, &dir) == 0, stat(folder + "/vitrine/manifest.json", &manifest) == 0 else { return nil }
+        return "\(dir.st_dev):\(manifest.st_ino):\(manifest.st_size):\(manifest.st_ctim.tv_sec).\(manifest.st_ctim.tv_nsec)"
+    }
+
+    private func scanSticks() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: mediaRoot)) ?? []
+        var present: [String: String] = [:]
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let folder = mediaRoot + "/" + name
+            if let id = Self.stickIdentity(folder) { present[folder] = id }
+        }
+        lock.lock()
+        // A stick that went away (or changed) may be imported again when it comes back.
+        handled = handled.filter { present[$0.key] == $0.value }
+        let fresh = present.filter { handled[$0.key] == nil }.keys.sorted()
+        lock.unlock()
+        for folder in fresh {
+            guard start(source: folder, requestFile: nil) else { return }
+            lock.lock(); handled[folder] = present[folder]; lock.unlock()
+        }
+    }
+
+    private func rescanRequests() {
+        let folder = Self.requestFolder(library: library.path)
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() where name.hasSuffix(".json") {
+            request(folder + "/" + name)
+        }
+    }
+
+    /// A request file from `vitrine import`: `{"path": "/media/stick"}`, answered by `<id>.result`.
+    private func request(_ file: String) {
+        lock.lock()
+        if queuedRequests.contains(file) { lock.unlock(); return }
+        lock.unlock()
+        guard let data = FileManager.default.contents(atPath: file),
+              case let .object(members)? = try? JSONValue(parsing: data),
+              case let .string(path)? = members.first(where: { $0.key == "path" })?.value else {
+            log.warning("import request \(file): unreadable; expected {\"path\": \"…\"}")
+            Self.answer(file, ImportAnswer(outcome: "failed", message: "unreadable request", problems: []))
+            return
+        }
+        if !start(source: path, requestFile: file) {
+            lock.lock(); queuedRequests.append(file); lock.unlock()
+        }
+    }
+
+    /// Starts an import on its own thread; false when one is already running.
+    @discardableResult
+    private func start(source: String, requestFile: String?) -> Bool {
+        lock.lock()
+        if busy { lock.unlock(); return false }
+        busy = true
+        lock.unlock()
+        log.info("importing a catalog from \(source)")
+        eventLog?.writeImportStarted(source: source)
+        banner?.show(Banner(title: "Updating catalog…", detail: "Checking \(source)", progress: nil, style: .progress))
+        let thread = Thread { [self] in
+            var lastShown = 0.0
+            let result = library.importStick(at: source, settings: settings) { p in
+                let t = monotonicNow()
+                guard t - lastShown >= 0.1 || p.phase != .copying else { return }
+                lastShown = t
+                self.banner?.show(Self.progressBanner(p))
+            }
+            finish(result, source: source, requestFile: requestFile)
+        }
+        thread.name = "vitrine-import"
+        thread.start()
+        return true
+    }
+
+    /// The banner for one progress report: percent and time left while copying.
+    static func progressBanner(_ p: ImportProgress) -> Banner {
+        switch p.phase {
+        case .checking:
+            return Banner(title: "Updating catalog…", detail: "Checking the stick", progress: nil, style: .progress)
+        case .copying:
+            var detail = "\(Int((p.fraction * 100).rounded(.down))) %"
+            if let eta = p.eta { detail += " · about \(max(1, Int(eta.rounded(.up)))) s left" }
+            detail += " · \(p.filesDone) of \(p.filesTotal) files"
+            return Banner(title: "Updating catalog…", detail: detail, progress: p.fraction, style: .progress)
+        case .syncing, .switching:
+            return Banner(title: "Updating catalog…", detail: "Saving", progress: 1, style: .progress)
+        }
+    }
+
+    private func finish(_ result: ImportResult, source: String, requestFile: String?) {
+        eventLog?.writeImportFinished(result, source: source)
+        switch result.outcome {
+        case .switched:
+            log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
+            banner?.show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
+                                                                   : "Playing it after the current item",
+                               progress: nil, style: .success, hideAfter: Self.resultSeconds))
+        case .refused, .failed:
+            log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
+            for p in result.problems.dropFirst() { log.error("  \(p)") }
+            banner?.show(Banner(title: result.outcome == .refused ? "Catalog update refused" : "Catalog update failed",
+                               detail: result.message, progress: nil, style: .failure, hideAfter: Self.resultSeconds))
+        }
+        if let requestFile {
+            Self.answer(requestFile, ImportAnswer(outcome: result.outcome.rawValue, message: result.message,
+                                                  problems: result.problems.map(\.description)))
+        }
+        lock.lock()
+        if result.outcome == .switched, let c = result.catalog { switched = c }
+        busy = false
+        let next = queuedRequests.isEmpty ? nil : queuedRequests.removeFirst()
+        lock.unlock()
+        if let next { request(next) }
+    }
+
+    /// What the player answers a `vitrine import` request with (`<request>.result`, JSON).
+    public struct ImportAnswer: Sendable, Equatable {
+        public var outcome: String
+        public var message: String
+        public var problems: [String]
+
+        public var json: String {
+            "{\"outcome\":\(EventLog.quote(outcome)),\"message\":\(EventLog.quote(message)),\"problems\":["
+                + problems.map(EventLog.quote).joined(separator: ",") + "]}\n"
+        }
+
+        /// Reads an answer file; nil when it is not one.
+        public static func read(_ path: String) -> ImportAnswer? {
+            guard let data = FileManager.default.contents(atPath: path),
+                  case let .object(m)? = try? JSONValue(parsing: data) else { return nil }
+            func s(_ k: String) -> String? { if case let .string(v)? = m.first(where: { $0.key == k })?.value { return v } else { return nil } }
+            var problems: [String] = []
+            if case let .array(a)? = m.first(where: { $0.key == "problems" })?.value {
+                for case let .string(p) in a { problems.append(p) }
+            }
+            guard let outcome = s("outcome"), let message = s("message") else { return nil }
+            return ImportAnswer(outcome: outcome, message: message, problems: problems)
+        }
+    }
+
+    /// Writes `<request without .json>.result` atomically, then removes the request.
+    static func answer(_ requestFile: String, _ answer: ImportAnswer) {
+        let base = String(requestFile.dropLast(".json".count))
+        let tmp = base + ".result.tmp"
+        if FileManager.default.createFile(atPath: tmp, contents: Data(answer.json.utf8)) {
+            _ = rename(tmp, base + ".result")
+        }
+        _ = unlink(requestFile)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import Vitrine
+import VitrineCore
+
+/// USB catalog updates in a running player (`vitrine run` on a library, headless, in real time):
+/// a stick appearing under the media folder, and `vitrine import` handing its stick to the player.
+@Suite("Import: in the running player", .serialized)
+struct PlayerImportTests {
+    /// A stick folder `<mount>/vitrine/` with one `colour` clip and a manifest of `version` giving
+    /// its size and sha256 (from `sha256sum`).
+    static func stick(at mount: String, colour: String, version: Int) throws {
+        let dir = mount + "/vitrine"
+        try FileManager.default.createDirectory(atPath: dir + "/media", withIntermediateDirectories: true)
+        let clip = dir + "/media/\(colour).mp4"
+        try? FileManager.default.removeItem(atPath: clip)
+        try FileManager.default.copyItem(atPath: try Harness.colorClip(colour, seconds: 1), toPath: clip)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        p.arguments = [clip]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let sum = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
+        p.waitUntilExit()
+        let manifest = """
+        {"schema": "vitrine.manifest/1", "version": \(version), "title": "\(colour)",
+         "playlist": [{"id": "\(colour)", "type": "video", "src": "media/\(colour).mp4", "size": \(size), "sha256": "\(sum)"}]}
+        """
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
+    }
+
+    /// The event log's lines with `"event":"<name>"`.
+    static func events(_ path: String, _ name: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            .filter { $0.contains("\"event\":\"\(name)\"") }
+    }
+
+    static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end { if condition() { return true }; Thread.sleep(forTimeInterval: 0.1) }
+        return condition()
+    }
+
+    @Test("a stick mounted under the media folder is imported and played; vitrine import hands a stick to the player (0 switched, 65 refused)")
+    func stickAndHandOff() throws {
+        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
+        let root = try Harness.newFolder("player-import")
+        let library = root + "/lib", media = root + "/media", events = root + "/events.jsonl"
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        // The library starts with red (version 1), imported standalone.
+        try Self.stick(at: root + "/first", colour: "red", version: 1)
+        let first = try CLITests.run(["import", root + "/first", "--library", library, "--quiet"])
+        #expect(first.code == 0, "\(first.err)")
+
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: CLITests.binary)
+        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--events", events,
+                            "--audio-device", "none", "--duration", "60"]
+        FileManager.default.createFile(atPath: root + "/player.log", contents: nil)
+        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/player.log"))
+        player.standardOutput = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { player.terminate() }; player.waitUntilExit() }
+        #expect(Self.waitFor(10) { Self.events(events, "renderingStarted").count >= 1 })
+        #expect(ImportService.isPlayerRunning(library: library))
+
+        // A stick appears (as systemd-mount makes it): the player imports it and plays blue next.
+        try Self.stick(at: media + "/sda1", colour: "blue", version: 2)
+        #expect(Self.waitFor(20) { Self.events(events, "importFinished").count >= 1 })
+        let finished = Self.events(events, "importFinished").first ?? ""
+        #expect(finished.contains("\"result\":\"switched\""), "\(finished)")
+        #expect(finished.contains("\"message\":\"Updated to version 2: 1 item\""), "\(finished)")
+        #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"blue\"") } })
+        // The same stick stays mounted: it is not imported again.
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(Self.events(events, "importStarted").count == 1)
+
+        // `vitrine import` while the player runs: the player does it and answers.
+        try Self.stick(at: root + "/third", colour: "green", version: 3)
+        let handed = try CLITests.run(["import", root + "/third", "--library", library])
+        #expect(handed.code == 0, "\(handed.err)")
+        #expect(handed.out == "Updated to version 3: 1 item\n")
+        #expect(handed.err.contains("the player is running"))
+        let older = try CLITests.run(["import", root + "/first", "--library", library, "--quiet"])
+        #expect(older.code == 65)
+        #expect(older.err.contains("version 1 is not newer than the last accepted version 3"), "\(older.err)")
+        #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"green\"") } })
+        #expect(Self.events(events, "importFinished").count == 3)
+        player.terminate()
+        player.waitUntilExit()
+        #expect(!ImportService.isPlayerRunning(library: library))
+    }
+}
