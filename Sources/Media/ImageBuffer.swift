@@ -78,8 +78,9 @@ public struct PixelTarget {
     }
 
     /// Blends premultiplied ARGB8888 `source` over this target at (`x`, `y`), clipped.
-    public func blend(premultiplied source: PixelTarget, x: Int, y: Int, opacity: Double = 1) {
+    public func blend(premultiplied source: PixelTarget, x: Int, y: Int, opacity: Double = 1, tint: Tint? = nil) {
         let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
+        let t = tint?.packed
         for sy in 0..<source.height {
             let dy = y + sy
             guard dy >= 0, dy < height else { continue }
@@ -90,6 +91,7 @@ public struct PixelTarget {
                 guard dx >= 0, dx < width else { continue }
                 var s = srow[sx]
                 if a != 255 { s = PixelTarget.scale(s, a) }
+                if let t { s = PixelTarget.tinted(s, t) }
                 let sa = s >> 24
                 if sa == 0 { continue }
                 if sa == 255 { drow[dx] = s | 0xFF00_0000; continue }
@@ -97,6 +99,45 @@ public struct PixelTarget {
                 drow[dx] = (s &+ d) | 0xFF00_0000
             }
         }
+    }
+
+    /// A dimming applied to a source while it is blended: the source as if a layer of `color`
+    /// (`0x00RRGGBB`) at `alpha` 0…1 lay over it, its own alpha unchanged. A popup under another
+    /// popup's dimming is drawn this way, so the target is dimmed in one pass (`copyDimmed`).
+    public struct Tint: Sendable, Equatable {
+        public var color: UInt32
+        public var alpha: Double
+        public init(color: UInt32, alpha: Double) { self.color = color; self.alpha = alpha }
+
+        /// Several dimmings one over the other (the first lowest) as one: alpha 1 − Π(1 − aᵢ), and the
+        /// colour that gives the same result; nil when there are none or all are clear.
+        public static func combined(_ layers: [Tint]) -> Tint? {
+            var keep = 1.0, add = (r: 0.0, g: 0.0, b: 0.0)
+            for l in layers {
+                let a = max(0, min(1, l.alpha))
+                add = (add.r * (1 - a) + Double((l.color >> 16) & 0xFF) * a,
+                       add.g * (1 - a) + Double((l.color >> 8) & 0xFF) * a,
+                       add.b * (1 - a) + Double(l.color & 0xFF) * a)
+                keep *= 1 - a
+            }
+            let alpha = 1 - keep
+            guard alpha > 0.5 / 255 else { return nil }
+            func c(_ v: Double) -> UInt32 { UInt32(max(0, min(255, (v / alpha).rounded()))) }
+            return Tint(color: c(add.r) << 16 | c(add.g) << 8 | c(add.b), alpha: alpha)
+        }
+
+        /// (premultiplied opaque colour × alpha, 255 − alpha) in 8 bits.
+        var packed: (color: UInt32, keep: UInt32) {
+            let a = UInt32(max(0, min(255, (alpha * 255).rounded())))
+            return (PixelTarget.scale(color | 0xFF00_0000, a), 255 - a)
+        }
+    }
+
+    @inline(__always)
+    static func tinted(_ s: UInt32, _ t: (color: UInt32, keep: UInt32)) -> UInt32 {
+        let sa = s >> 24
+        if sa == 0 { return s }
+        return PixelTarget.scale(s, t.keep) &+ PixelTarget.scale(t.color, sa)
     }
 
     @inline(__always)
@@ -191,14 +232,16 @@ extension PixelTarget {
 
     /// Blends premultiplied ARGB8888 `source` scaled to `width`×`height` at (`x`, `y`) (nearest
     /// sample; fractional positions round), clipped, at `opacity`: a popup while it animates.
-    public func blend(premultiplied source: PixelTarget, x: Double, y: Double, width: Double, height: Double, opacity: Double) {
+    public func blend(premultiplied source: PixelTarget, x: Double, y: Double, width: Double, height: Double, opacity: Double,
+                      tint: Tint? = nil) {
         let w = Int(width.rounded()), h = Int(height.rounded())
         guard w > 0, h > 0 else { return }
         if w == source.width && h == source.height {
-            blend(premultiplied: source, x: Int(x.rounded()), y: Int(y.rounded()), opacity: opacity)
+            blend(premultiplied: source, x: Int(x.rounded()), y: Int(y.rounded()), opacity: opacity, tint: tint)
             return
         }
         let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
+        let t = tint?.packed
         let ox = Int(x.rounded()), oy = Int(y.rounded())
         for dy in 0..<h {
             let ty = oy + dy
@@ -211,6 +254,7 @@ extension PixelTarget {
                 guard tx >= 0, tx < self.width else { continue }
                 var s = srow[min(source.width - 1, dx * source.width / w)]
                 if a != 255 { s = PixelTarget.scale(s, a) }
+                if let t { s = PixelTarget.tinted(s, t) }
                 let sa = s >> 24
                 if sa == 0 { continue }
                 drow[tx] = sa == 255 ? s | 0xFF00_0000 : (s &+ PixelTarget.scale(drow[tx], 255 - sa)) | 0xFF00_0000

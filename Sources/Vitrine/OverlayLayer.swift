@@ -109,30 +109,38 @@ final class OverlayLayer {
     }
 
     /// Composes every popup on the stack over `target` (the logical canvas). With `base` (the picture
-    /// under the popups, the size of `target`), `target` is first written from it, with the bottom
-    /// popup's dimming applied on the way, so the target is never read back for that.
+    /// under the popups, the size of `target`), `target` is written from it in one pass with every
+    /// popup's dimming combined (`PixelTarget.Tint.combined`), and each panel is blended with the
+    /// dimmings of the popups above it: the target is written once and read back only under panels.
+    /// Without `base`, each popup's dimming is applied over the target in turn.
     func draw(into target: PixelTarget, at time: Double, base: PixelTarget? = nil) {
         presenter.update(at: time)
-        var pendingBase = base
+        let full = PixelRect(x: 0, y: 0, width: target.width, height: target.height)
+        var layers: [(frame: (x: Double, y: Double, width: Double, height: Double), alpha: Double, dim: PixelTarget.Tint, panel: Canvas)] = []
         for popup in presenter.stack {
             guard let r = render(popup.id, target.width, target.height) else { continue }
             let look = popup.appearance(at: time, frame: r.geometry.panel, canvasHeight: target.height)
-            let dimColor = popup.overlay.dimming.color.xrgb8888 & 0x00FF_FFFF
-            if let b = pendingBase {
-                target.copyDimmed(from: b, color: dimColor, alpha: look.dimmingAlpha)
-                pendingBase = nil
-            } else {
-                target.dim(PixelRect(x: 0, y: 0, width: target.width, height: target.height),
-                           color: dimColor, alpha: look.dimmingAlpha)
-            }
+            let dim = PixelTarget.Tint(color: popup.overlay.dimming.color.xrgb8888 & 0x00FF_FFFF, alpha: look.dimmingAlpha)
             let f = look.drawnFrame(r.geometry.panel)
-            r.panel.withPixels { raw, stride in
-                let src = PixelTarget(base: UnsafeMutableRawPointer(mutating: raw.baseAddress!), width: r.panel.width,
-                                      height: r.panel.height, stride: stride)
-                target.blend(premultiplied: src, x: f.x, y: f.y, width: f.width, height: f.height, opacity: look.alpha)
+            layers.append(((f.x, f.y, f.width, f.height), look.alpha, dim, r.panel))
+        }
+        if let base {
+            if let all = PixelTarget.Tint.combined(layers.map(\.dim)) {
+                target.copyDimmed(from: base, color: all.color, alpha: all.alpha)
+            } else {
+                target.copy(from: base)
             }
         }
-        if let b = pendingBase { target.copy(from: b) }
+        for (i, layer) in layers.enumerated() {
+            let above = base == nil ? nil : PixelTarget.Tint.combined(layers[(i + 1)...].map(\.dim))
+            if base == nil { target.dim(full, color: layer.dim.color, alpha: layer.dim.alpha) }
+            layer.panel.withPixels { raw, stride in
+                let src = PixelTarget(base: UnsafeMutableRawPointer(mutating: raw.baseAddress!), width: layer.panel.width,
+                                      height: layer.panel.height, stride: stride)
+                target.blend(premultiplied: src, x: layer.frame.x, y: layer.frame.y, width: layer.frame.width,
+                             height: layer.frame.height, opacity: layer.alpha, tint: above)
+            }
+        }
         lastDrawKey = drawKey(at: time)
     }
 

@@ -136,3 +136,36 @@ extension Rect {
     var midX: Int { x + width / 2 }
     var midY: Int { y + height / 2 }
 }
+
+@Suite("Popups: stacked composition")
+struct StackedPopupCompositionTests {
+    @Test("two stacked popups drawn in one pass from the picture under them match drawing each dimming in turn (±2 per channel)")
+    func fusedMatchesSequential() throws {
+        let layer = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", body: "Below", maxWidth: 280),
+                                            "info": Overlay(title: "Info", body: "On top", dimming: OverlayDimming(color: RGBColor(red: 0x20, green: 0x40, blue: 0x60), alpha: 0.4), maxWidth: 160)],
+                                 catalogDirectory: "/", log: Logger(label: "t", sink: LogSink.memory().0))
+        #expect(layer.presenter.show("menu", at: 0, animated: false))
+        #expect(layer.presenter.show("info", at: 0, animated: false))
+        let base = ImageBuffer(width: 320, height: 180)
+        base.withTarget { t in
+            for y in 0..<180 { t.fill(PixelRect(x: 0, y: y, width: 320, height: 1), with: 0xFF00_0000 | UInt32(y) << 16 | UInt32(255 - y) << 8 | 0x80) }
+        }
+        let fused = ImageBuffer(width: 320, height: 180), sequential = ImageBuffer(width: 320, height: 180)
+        base.withTarget { b in
+            fused.withTarget { layer.draw(into: $0, at: 1, base: b) }
+            sequential.withTarget { $0.copy(from: b); layer.draw(into: $0, at: 1) }
+        }
+        var worst = 0
+        for y in stride(from: 0, to: 180, by: 3) {
+            for x in stride(from: 0, to: 320, by: 3) {
+                let p = fused.rgb(x: x, y: y), q = sequential.rgb(x: x, y: y)
+                worst = max(worst, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
+            }
+        }
+        #expect(worst <= 2, "largest difference \(worst)")
+        // Outside both panels: the picture dimmed by black 0.5, then #204060 at 0.4.
+        let corner = fused.rgb(x: 2, y: 0), under = base.rgb(x: 2, y: 0)
+        let expected = Int((Double(under.b) * 0.5 * 0.6 + 0x60 * 0.4).rounded())
+        #expect(abs(Int(corner.b) - expected) <= 2)
+    }
+}
