@@ -27,6 +27,10 @@ final class InputRouter {
     /// The manifest's `tap` action: performed by a tap while no popup is visible.
     var tapAction: Action?
     private var pointer = (x: 0.5, y: 0.5)
+    /// What the first finger of the current touch went down on. A tap reaches only that: a popup that
+    /// appeared under the finger, or hid, before it lifted gets nothing, and neither does the video.
+    private var touchTarget: TouchTarget = .video
+    private enum TouchTarget: Equatable { case video, popup(String) }
     private let log: Logger
 
     init(transform: TouchTransform, idle: IdleRule?, tap: Action? = nil, log: Logger) {
@@ -49,6 +53,7 @@ final class InputRouter {
         idle?.noteInput(at: now)
         switch input {
         case let .touchDown(slot, x, y, time):
+            if !taps.isTracking { touchTarget = target(overlays) }
             taps.touchDown(slot: slot, x: x, y: y, at: time)
             press(at: x, y, overlays)
         case let .touchMotion(slot, x, y, time):
@@ -64,6 +69,7 @@ final class InputRouter {
             if taps.isTracking { taps.touchMotion(slot: -1, x: x, y: y, at: time) }
         case let .pointerButton(pressed, time):
             if pressed {
+                if !taps.isTracking { touchTarget = target(overlays) }
                 taps.touchDown(slot: -1, x: pointer.x, y: pointer.y, at: time)
                 press(at: pointer.x, pointer.y, overlays)
             } else {
@@ -97,7 +103,17 @@ final class InputRouter {
         if let (id, h) = hit(x, y, overlays), case .button(let i) = h { overlays?.pressed = (id, i) }
     }
 
+    /// The popup that receives input now, or the video.
+    private func target(_ overlays: OverlayLayer?) -> TouchTarget {
+        overlays?.presenter.top.map { .popup($0.id) } ?? .video
+    }
+
     private func tapped(_ x: Double, _ y: Double, _ overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
+        let current = target(overlays)
+        guard current == touchTarget else {
+            log.debug("tap ignored: it went down on \(touchTarget), which no longer receives input (\(current) does)")
+            return []
+        }
         guard let overlays, let (id, h) = hit(x, y, overlays) else {
             // No popup is visible: the tap is on the video.
             if let tapAction { return [(tapAction, "tap")] }
