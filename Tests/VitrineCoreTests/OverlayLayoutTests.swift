@@ -53,6 +53,21 @@ struct OverlayLayoutTests {
         #expect(frame.width == 0 && frame.height == 0)
     }
 
+    @Test("margins of any size the manifest accepts never overflow")
+    func hugeMargins() {
+        for margins in [OverlayMargins(top: 0, left: .max, bottom: 0, right: 1), OverlayMargins(all: .max),
+                        OverlayMargins(top: .max, left: 20, bottom: .max, right: 20)] {
+            #expect(OverlayLayout.limitSize(canvasWidth: 640, canvasHeight: 360, margins: margins, maxWidth: nil).width
+                    <= 600)
+            let g = OverlayLayout.layout(canvasWidth: 640, canvasHeight: 360, margins: margins, buttonLabelWidths: [40, 40]) { w, h in
+                (min(w, 300), min(h, 80))
+            }
+            #expect(g.panel.width >= 0 && g.panel.height >= 0)
+            #expect(g.panel.x <= 640 && g.panel.y <= 360)
+            #expect(g.hitTest(x: 320, y: 180) == .dimming, "no room for a panel")
+        }
+    }
+
     // MARK: Whole popups
 
     /// Text that is 900 px wide on one line, wrapping to the limit; 120 px high.
