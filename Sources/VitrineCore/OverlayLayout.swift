@@ -53,10 +53,12 @@ public struct OverlayGeometry: Sendable, Equatable {
     }
 
     /// What (`x`, `y`) hits: a button first, then the panel, else the dimming. Rectangles are
-    /// half-open: a point on the right or bottom edge is outside.
+    /// half-open: a point on the right or bottom edge is outside. Only the part of a button inside the
+    /// panel is drawn, so only that part is hit (a column of more buttons than fit runs past the panel).
     public func hitTest(x: Double, y: Double) -> OverlayHit {
+        guard panel.contains(x: x, y: y) else { return .dimming }
         if let index = buttons.firstIndex(where: { $0.contains(x: x, y: y) }) { return .button(index) }
-        return panel.contains(x: x, y: y) ? .content : .dimming
+        return .content
     }
 }
 

@@ -158,6 +158,21 @@ struct OverlayLayoutTests {
         #expect(g.buttons == [Rect(x: 760, y: 980, width: 400, height: 56)])
     }
 
+    @Test("buttons that do not fit the panel are hit only where they are inside it")
+    func buttonsPastThePanel() {
+        // 50 stacked buttons on a 640x360 canvas: the column runs far above the panel.
+        let g = OverlayLayout.layout(canvasWidth: 640, canvasHeight: 360, buttonLabelWidths: Array(repeating: 80, count: 50)) { _, _ in
+            (100, 20)
+        }
+        #expect(g.buttonAxis == .column)
+        let above = g.buttons.firstIndex { $0.y < g.panel.y && $0.y + $0.height > g.panel.y }
+        let b = g.buttons[above!]
+        let x = Double(b.x + b.width / 2)
+        #expect(g.hitTest(x: x, y: Double(g.panel.y) - 1) == .dimming, "above the panel is the dimming, not button \(above!)")
+        #expect(g.hitTest(x: x, y: Double(g.panel.y)) == .button(above!))
+        #expect(g.hitTest(x: x, y: -1000) == .dimming)
+    }
+
     @Test("custom metrics")
     func customMetrics() {
         let metrics = OverlayLayoutMetrics(padding: 10, buttonHeight: 40, spacing: 8, labelPadding: 5)
