@@ -59,12 +59,20 @@ final class OverlayLayer {
         do {
             let measure = try Canvas(width: 1, height: 1)
             let labels = overlay.buttons.map { Int(measure.measureText($0.label, width: Double(w), font: f.label).width.rounded(.up)) }
+            // The title and the body are each cut (ending in "…") to the room left for them, and left out
+            // when not even one line fits: Pango always shows a first line, which would run over the buttons.
+            let titleLine = measure.measureText("Ag", width: Double(w), font: f.title).height
+            let bodyLine = measure.measureText("Ag", width: Double(w), font: f.body).height
+            let gap = f.size * 0.6
             let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, buttonLabelWidths: labels) { lw, lh in
-                let title = overlay.title.isEmpty ? (width: 0.0, height: 0.0) : measure.measureText(overlay.title, width: Double(lw), font: f.title)
-                let body = overlay.body.isEmpty ? (width: 0.0, height: 0.0)
-                    : measure.measureText(overlay.body, width: Double(lw), maxHeight: Double(max(0, lh)) - title.height, font: f.body)
-                let gap = title.height > 0 && body.height > 0 ? f.size * 0.6 : 0
-                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + gap + body.height).rounded(.up)))
+                let room = Double(max(0, lh))
+                let title = overlay.title.isEmpty || room < titleLine ? (width: 0.0, height: 0.0)
+                    : measure.measureText(overlay.title, width: Double(lw), maxHeight: room, font: f.title)
+                let left = room - title.height - (title.height > 0 ? gap : 0)
+                let body = overlay.body.isEmpty || left < bodyLine ? (width: 0.0, height: 0.0)
+                    : measure.measureText(overlay.body, width: Double(lw), maxHeight: left, font: f.body)
+                let between = title.height > 0 && body.height > 0 ? gap : 0
+                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + between + body.height).rounded(.up)))
             }
             let p = geometry.panel
             let panel = try Canvas(width: max(1, p.width), height: max(1, p.height))
@@ -73,20 +81,21 @@ final class OverlayLayer {
             panel.fillRoundedRect(x: 0, y: 0, width: Double(p.width), height: Double(p.height), radius: radius, color: Self.panelColor)
             let cx = Double(geometry.content.x - p.x), cy = Double(geometry.content.y - p.y)
             var y = cy
-            if !overlay.title.isEmpty {
-                y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), font: f.title, color: Self.titleColor).height
-                y += f.size * 0.6
+            let bottom = cy + Double(geometry.content.height)
+            if !overlay.title.isEmpty, bottom - y >= titleLine {
+                y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
+                                    font: f.title, color: Self.titleColor).height
+                y += gap
             }
-            if !overlay.body.isEmpty {
-                panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width),
-                               maxHeight: Double(geometry.content.y + geometry.content.height) - (y + Double(p.y)),
+            if !overlay.body.isEmpty, bottom - y >= bodyLine {
+                panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
                                font: f.body, color: Self.bodyColor)
             }
             for (i, (b, r)) in zip(overlay.buttons, geometry.buttons).enumerated() {
                 let color = i == pressedIndex ? Self.buttonPressedColor : Self.buttonColor
                 panel.fillRoundedRect(x: Double(r.x - p.x), y: Double(r.y - p.y), width: Double(r.width), height: Double(r.height),
                                       radius: Double(r.height) * 0.25, color: color)
-                let size = panel.measureText(b.label, width: Double(r.width), font: f.label)
+                let size = panel.measureText(b.label, width: Double(r.width), maxHeight: Double(r.height), font: f.label)
                 panel.drawText(b.label, x: Double(r.x - p.x), y: Double(r.y - p.y) + (Double(r.height) - size.height) / 2,
                                width: Double(r.width), maxHeight: Double(r.height), font: f.label, color: 0xFFFF_FFFF, alignment: .center)
             }
