@@ -45,6 +45,16 @@ final class OverlayLayer {
         return ("\(Self.titleFont) \(Int(t))px", "\(Self.bodyFont) \(Int(b))px", "\(Self.titleFont) \(Int(b))px", b)
     }
 
+    /// Padding, button height and gaps: the defaults up to a 1080 px shorter side, then growing with it
+    /// as the fonts do, so a label (1/28 of the side) keeps fitting its button on 1440p and 4K screens.
+    static func metrics(_ w: Int, _ h: Int) -> OverlayLayoutMetrics {
+        let scale = max(1, Double(min(w, h)) / 1080)
+        let d = OverlayLayoutMetrics()
+        func s(_ v: Int) -> Int { Int((Double(v) * scale).rounded()) }
+        return OverlayLayoutMetrics(padding: s(d.padding), buttonHeight: s(d.buttonHeight), spacing: s(d.spacing),
+                                    labelPadding: s(d.labelPadding))
+    }
+
     /// Lays out and draws the popup `id` for a `w`×`h` canvas (cached).
     func geometry(_ id: String, canvasWidth w: Int, canvasHeight h: Int) -> OverlayGeometry? {
         render(id, w, h)?.geometry
@@ -64,7 +74,8 @@ final class OverlayLayer {
             let titleLine = measure.measureText("Ag", width: Double(w), font: f.title).height
             let bodyLine = measure.measureText("Ag", width: Double(w), font: f.body).height
             let gap = f.size * 0.6
-            let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, buttonLabelWidths: labels) { lw, lh in
+            let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, metrics: Self.metrics(w, h),
+                                                buttonLabelWidths: labels) { lw, lh in
                 let room = Double(max(0, lh))
                 let title = overlay.title.isEmpty || room < titleLine ? (width: 0.0, height: 0.0)
                     : measure.measureText(overlay.title, width: Double(lw), maxHeight: room, font: f.title)

@@ -52,4 +52,23 @@ struct HostileOverlayRenderingTests {
         #expect(Self.ink(image, under) == 0, "text drawn under the button")
         #expect(Self.ink(image, g.content) > 100, "the text is there")
     }
+
+    @Test("on a large screen a button's label stays inside its button", arguments: [(1920, 1080), (2560, 1440), (3840, 2160), (2160, 3840)])
+    func labelsFitOnLargeScreens(w: Int, h: Int) throws {
+        let layer = Self.layer(Overlay(title: "Opening hours", body: "Mon–Fri 9:00–18:00",
+                                       buttons: [OverlayButton(label: "Close", action: .hideOverlays)]))
+        let image = Self.draw(layer, w, h)
+        let b = try #require(layer.geometry("o", canvasWidth: w, canvasHeight: h)).buttons[0]
+        // The middle third of the button, away from its rounded corners: its top and bottom rows are
+        // the button's blue only, and the label's white is in between.
+        var edgeInk = 0, label = 0
+        for y in b.y..<(b.y + b.height) {
+            for x in (b.x + b.width / 3)..<(b.x + 2 * b.width / 3) {
+                let blue = image.isColor(x: x, y: y, 0x1F6FEB, tolerance: 8)
+                if y < b.y + 6 || y >= b.y + b.height - 6 { if !blue { edgeInk += 1 } } else if image.rgb(x: x, y: y).r > 200 { label += 1 }
+            }
+        }
+        #expect(edgeInk == 0, "label pixels on the button's top or bottom rows: \(edgeInk)")
+        #expect(label > 100, "label pixels: \(label)")
+    }
 }
