@@ -220,6 +220,18 @@ struct HostileInputTests {
         #expect(rig.engine.playbackState == .playing)
     }
 
+    @Test("a finger whose up was lost does not keep later taps on the same slot from reaching what they went down on")
+    func lostUp() throws {
+        let (rig, layer) = try Self.rig(tap: .showOverlay("menu"))
+        Self.down(rig, slot: 3, 3, 3)                     // on the menu's dimming; its up never arrives
+        layer.presenter.hideAllVisible(at: rig.engine.lastHostTime, animated: false)
+        try rig.step(1)
+        Self.down(rig, slot: 3, 160, 90, dt: 1)            // the same slot again, on the video now
+        Self.up(rig, slot: 3, dt: 1.05)
+        try rig.step(2)
+        #expect(layer.presenter.isVisible("menu"), "the tap on the video ran the tap action")
+    }
+
     @Test("an idle rule with a tiny delay hides the popups on the next vblank and never crashes under input")
     func tinyIdle() throws {
         let (rig, layer) = try Self.rig(idle: IdleRule(after: 1e-9, item: "r"))
