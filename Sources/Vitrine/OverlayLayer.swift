@@ -13,6 +13,12 @@ final class OverlayLayer {
     private let log: Logger
     private let catalogDirectory: String
     private var cache: [String: (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)] = [:]
+    /// The most bytes of panel pictures kept for popups that are not on the stack. A manifest may define
+    /// hundreds of popups, each a canvas-wide picture (8 MB at 1080p, 32 MB at 4K): past this, `prepare`
+    /// stops and panels off the stack are dropped, to be drawn again when shown.
+    static let cacheBudget = 96 << 20
+    /// Bytes of panel pictures kept now.
+    var cachedBytes: Int { cache.values.reduce(0) { $0 + $1.panel.width * $1.panel.height * 4 } }
     /// The button under a finger that is down, for press feedback.
     var pressed: (id: String, index: Int)?
     /// Whether the last drawn picture had a popup animating (so the next vblank must redraw).
@@ -61,7 +67,7 @@ final class OverlayLayer {
     }
 
     @discardableResult
-    private func render(_ id: String, _ w: Int, _ h: Int) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
+    private func render(_ id: String, _ w: Int, _ h: Int, trim: Bool = true) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
         let pressedIndex = pressed?.id == id ? pressed?.index : nil
         if let c = cache[id], c.width == w, c.height == h, c.pressed == pressedIndex { return c }
         guard let overlay = presenter.overlays[id] else { return nil }
@@ -112,6 +118,7 @@ final class OverlayLayer {
             }
             let entry = (w, h, geometry, panel, pressedIndex)
             cache[id] = entry
+            if trim { trimCache(keeping: id) }
             return entry
         } catch {
             log.error("overlay \(id): \(error)")
@@ -124,8 +131,25 @@ final class OverlayLayer {
 
     /// Renders every popup's panel for a `width`×`height` canvas now (Pango's font set-up and the text
     /// layout), so the first one shown does not stall the vblank it appears on.
+    /// About `cacheBudget` bytes of them (the first one sets Pango up, which is the slow part).
     func prepare(canvasWidth width: Int, canvasHeight height: Int) {
-        for id in presenter.overlays.keys.sorted() { render(id, width, height) }
+        for id in presenter.overlays.keys.sorted() {
+            if cachedBytes >= Self.cacheBudget { break }
+            render(id, width, height, trim: false)
+        }
+    }
+
+    /// Drops panels of popups that are not on the stack (other than `id`, just drawn) while the cache
+    /// is over its budget.
+    private func trimCache(keeping id: String) {
+        var total = cachedBytes
+        guard total > Self.cacheBudget else { return }
+        let onStack = Set(presenter.stack.map(\.id))
+        for (key, entry) in cache where key != id && !onStack.contains(key) {
+            cache[key] = nil
+            total -= entry.panel.width * entry.panel.height * 4
+            if total <= Self.cacheBudget { break }
+        }
     }
 
     /// Composes every popup on the stack over `target` (the logical canvas). With `base` (the picture

@@ -232,6 +232,19 @@ struct HostileInputTests {
         #expect(layer.presenter.isVisible("menu"), "the tap on the video ran the tap action")
     }
 
+    @Test("while the video is paused by a button, popups still animate away and taps still work")
+    func pausedUnderPopup() throws {
+        let (rig, layer) = try Self.rig()
+        let pause = Self.center(try Self.geometry(layer).buttons[0])
+        try Self.tap(rig, pause.0, pause.1)
+        #expect(rig.engine.playbackState == .paused)
+        let frozen = rig.engine.catalogTime
+        try Self.tap(rig, 3, 3)
+        try rig.step(12)
+        #expect(layer.presenter.stack.isEmpty, "the hide animation ran to its end on a paused clock")
+        #expect(rig.engine.catalogTime == frozen)
+    }
+
     @Test("an idle rule with a tiny delay hides the popups on the next vblank and never crashes under input")
     func tinyIdle() throws {
         let (rig, layer) = try Self.rig(idle: IdleRule(after: 1e-9, item: "r"))

@@ -71,4 +71,29 @@ struct HostileOverlayRenderingTests {
         #expect(edgeInk == 0, "label pixels on the button's top or bottom rows: \(edgeInk)")
         #expect(label > 100, "label pixels: \(label)")
     }
+
+    @Test("hundreds of large popups keep a bounded cache of pictures; the ones on screen are always kept")
+    func manyPopupsBoundedMemory() throws {
+        var overlays: [String: Overlay] = [:]
+        let body = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", count: 40)
+        for i in 0..<300 { overlays["o\(i)"] = Overlay(title: "Popup \(i)", body: body, buttons: [OverlayButton(label: "Close", action: .hideOverlays)]) }
+        let layer = OverlayLayer(overlays: overlays, catalogDirectory: "/nonexistent", log: Logger(label: "t", sink: LogSink.memory().0))
+        let (w, h) = (1920, 1080)
+        let onePanel = w * h * 4
+        layer.prepare(canvasWidth: w, canvasHeight: h)
+        #expect(layer.cachedBytes <= OverlayLayer.cacheBudget + onePanel, "after prepare: \(layer.cachedBytes) bytes")
+        let image = ImageBuffer(width: w, height: h)
+        // One popup after another, then 20 at once: all drawn, memory bounded by the budget or the stack.
+        for i in stride(from: 299, to: 200, by: -3) {
+            layer.presenter.hideAllVisible(at: 0, animated: false)
+            layer.presenter.show("o\(i)", at: 0, animated: false)
+            image.withTarget { layer.draw(into: $0, at: 0) }
+            #expect(layer.cachedBytes <= OverlayLayer.cacheBudget + onePanel)
+        }
+        layer.presenter.hideAllVisible(at: 0, animated: false)
+        for i in 100..<120 { layer.presenter.show("o\(i)", at: 0, animated: false) }
+        image.withTarget { layer.draw(into: $0, at: 0) }
+        let g = try #require(layer.geometry("o100", canvasWidth: w, canvasHeight: h))
+        #expect(layer.cachedBytes >= 20 * g.panel.width * g.panel.height * 4, "every popup on the stack keeps its picture")
+    }
 }
