@@ -27,6 +27,11 @@ final class InputRouter {
     /// The manifest's `tap` action: performed by a tap while no popup is visible.
     var tapAction: Action?
     private var pointer = (x: 0.5, y: 0.5)
+    /// What each finger down (by slot; -1 is the pointer's button) went down on. A tap reaches only
+    /// that: a popup that appeared under the finger, or hid, before it lifted gets nothing, and neither
+    /// does the video.
+    private var touchTargets: [Int: TouchTarget] = [:]
+    private enum TouchTarget: Equatable { case video, popup(String) }
     private let log: Logger
 
     init(transform: TouchTransform, idle: IdleRule?, tap: Action? = nil, log: Logger) {
@@ -49,26 +54,31 @@ final class InputRouter {
         idle?.noteInput(at: now)
         switch input {
         case let .touchDown(slot, x, y, time):
+            touchTargets[slot] = target(overlays)
             taps.touchDown(slot: slot, x: x, y: y, at: time)
             press(at: x, y, overlays)
         case let .touchMotion(slot, x, y, time):
             taps.touchMotion(slot: slot, x: x, y: y, at: time)
         case let .touchUp(slot, time):
             overlays?.pressed = nil
-            if let tap = taps.touchUp(slot: slot, at: time) { return tapped(tap.x, tap.y, overlays, now: now) }
+            let wentDownOn = touchTargets.removeValue(forKey: slot)
+            if let tap = taps.touchUp(slot: slot, at: time) { return tapped(tap.x, tap.y, on: wentDownOn, overlays, now: now) }
         case .touchCancel:
             overlays?.pressed = nil
+            touchTargets.removeAll()
             taps.touchCancel()
         case let .pointerPosition(x, y, time):
             pointer = (x, y)
             if taps.isTracking { taps.touchMotion(slot: -1, x: x, y: y, at: time) }
         case let .pointerButton(pressed, time):
             if pressed {
+                touchTargets[-1] = target(overlays)
                 taps.touchDown(slot: -1, x: pointer.x, y: pointer.y, at: time)
                 press(at: pointer.x, pointer.y, overlays)
             } else {
                 overlays?.pressed = nil
-                if let tap = taps.touchUp(slot: -1, at: time) { return tapped(tap.x, tap.y, overlays, now: now) }
+                let wentDownOn = touchTargets.removeValue(forKey: -1)
+                if let tap = taps.touchUp(slot: -1, at: time) { return tapped(tap.x, tap.y, on: wentDownOn, overlays, now: now) }
             }
         case let .key(code, pressed, _):
             if code == 1 && pressed, let overlays { _ = overlays.presenter.escape(at: now) }
@@ -97,7 +107,18 @@ final class InputRouter {
         if let (id, h) = hit(x, y, overlays), case .button(let i) = h { overlays?.pressed = (id, i) }
     }
 
-    private func tapped(_ x: Double, _ y: Double, _ overlays: OverlayLayer?, now: Double) -> [(Action, String)] {
+    /// The popup that receives input now, or the video.
+    private func target(_ overlays: OverlayLayer?) -> TouchTarget {
+        overlays?.presenter.top.map { .popup($0.id) } ?? .video
+    }
+
+    private func tapped(_ x: Double, _ y: Double, on wentDownOn: TouchTarget?, _ overlays: OverlayLayer?,
+                        now: Double) -> [(Action, String)] {
+        let current = target(overlays)
+        guard current == wentDownOn else {
+            log.debug("tap ignored: it went down on \(wentDownOn.map { "\($0)" } ?? "nothing"), which no longer receives input (\(current) does)")
+            return []
+        }
         guard let overlays, let (id, h) = hit(x, y, overlays) else {
             // No popup is visible: the tap is on the video.
             if let tapAction { return [(tapAction, "tap")] }

@@ -13,6 +13,12 @@ final class OverlayLayer {
     private let log: Logger
     private let catalogDirectory: String
     private var cache: [String: (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)] = [:]
+    /// The most bytes of panel pictures kept for popups that are not on the stack. A manifest may define
+    /// hundreds of popups, each a canvas-wide picture (8 MB at 1080p, 32 MB at 4K): past this, `prepare`
+    /// stops and panels off the stack are dropped, to be drawn again when shown.
+    static let cacheBudget = 96 << 20
+    /// Bytes of panel pictures kept now.
+    var cachedBytes: Int { cache.values.reduce(0) { $0 + $1.panel.width * $1.panel.height * 4 } }
     /// The button under a finger that is down, for press feedback.
     var pressed: (id: String, index: Int)?
     /// Whether the last drawn picture had a popup animating (so the next vblank must redraw).
@@ -45,13 +51,23 @@ final class OverlayLayer {
         return ("\(Self.titleFont) \(Int(t))px", "\(Self.bodyFont) \(Int(b))px", "\(Self.titleFont) \(Int(b))px", b)
     }
 
+    /// Padding, button height and gaps: the defaults up to a 1080 px shorter side, then growing with it
+    /// as the fonts do, so a label (1/28 of the side) keeps fitting its button on 1440p and 4K screens.
+    static func metrics(_ w: Int, _ h: Int) -> OverlayLayoutMetrics {
+        let scale = max(1, Double(min(w, h)) / 1080)
+        let d = OverlayLayoutMetrics()
+        func s(_ v: Int) -> Int { Int((Double(v) * scale).rounded()) }
+        return OverlayLayoutMetrics(padding: s(d.padding), buttonHeight: s(d.buttonHeight), spacing: s(d.spacing),
+                                    labelPadding: s(d.labelPadding))
+    }
+
     /// Lays out and draws the popup `id` for a `w`×`h` canvas (cached).
     func geometry(_ id: String, canvasWidth w: Int, canvasHeight h: Int) -> OverlayGeometry? {
         render(id, w, h)?.geometry
     }
 
     @discardableResult
-    private func render(_ id: String, _ w: Int, _ h: Int) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
+    private func render(_ id: String, _ w: Int, _ h: Int, trim: Bool = true) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
         let pressedIndex = pressed?.id == id ? pressed?.index : nil
         if let c = cache[id], c.width == w, c.height == h, c.pressed == pressedIndex { return c }
         guard let overlay = presenter.overlays[id] else { return nil }
@@ -59,12 +75,21 @@ final class OverlayLayer {
         do {
             let measure = try Canvas(width: 1, height: 1)
             let labels = overlay.buttons.map { Int(measure.measureText($0.label, width: Double(w), font: f.label).width.rounded(.up)) }
-            let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, buttonLabelWidths: labels) { lw, lh in
-                let title = overlay.title.isEmpty ? (width: 0.0, height: 0.0) : measure.measureText(overlay.title, width: Double(lw), font: f.title)
-                let body = overlay.body.isEmpty ? (width: 0.0, height: 0.0)
-                    : measure.measureText(overlay.body, width: Double(lw), maxHeight: Double(max(0, lh)) - title.height, font: f.body)
-                let gap = title.height > 0 && body.height > 0 ? f.size * 0.6 : 0
-                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + gap + body.height).rounded(.up)))
+            // The title and the body are each cut (ending in "…") to the room left for them, and left out
+            // when not even one line fits: Pango always shows a first line, which would run over the buttons.
+            let titleLine = measure.measureText("Ag", width: Double(w), font: f.title).height
+            let bodyLine = measure.measureText("Ag", width: Double(w), font: f.body).height
+            let gap = f.size * 0.6
+            let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, metrics: Self.metrics(w, h),
+                                                buttonLabelWidths: labels) { lw, lh in
+                let room = Double(max(0, lh))
+                let title = overlay.title.isEmpty || room < titleLine ? (width: 0.0, height: 0.0)
+                    : measure.measureText(overlay.title, width: Double(lw), maxHeight: room, font: f.title)
+                let left = room - title.height - (title.height > 0 ? gap : 0)
+                let body = overlay.body.isEmpty || left < bodyLine ? (width: 0.0, height: 0.0)
+                    : measure.measureText(overlay.body, width: Double(lw), maxHeight: left, font: f.body)
+                let between = title.height > 0 && body.height > 0 ? gap : 0
+                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + between + body.height).rounded(.up)))
             }
             let p = geometry.panel
             let panel = try Canvas(width: max(1, p.width), height: max(1, p.height))
@@ -73,25 +98,27 @@ final class OverlayLayer {
             panel.fillRoundedRect(x: 0, y: 0, width: Double(p.width), height: Double(p.height), radius: radius, color: Self.panelColor)
             let cx = Double(geometry.content.x - p.x), cy = Double(geometry.content.y - p.y)
             var y = cy
-            if !overlay.title.isEmpty {
-                y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), font: f.title, color: Self.titleColor).height
-                y += f.size * 0.6
+            let bottom = cy + Double(geometry.content.height)
+            if !overlay.title.isEmpty, bottom - y >= titleLine {
+                y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
+                                    font: f.title, color: Self.titleColor).height
+                y += gap
             }
-            if !overlay.body.isEmpty {
-                panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width),
-                               maxHeight: Double(geometry.content.y + geometry.content.height) - (y + Double(p.y)),
+            if !overlay.body.isEmpty, bottom - y >= bodyLine {
+                panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
                                font: f.body, color: Self.bodyColor)
             }
             for (i, (b, r)) in zip(overlay.buttons, geometry.buttons).enumerated() {
                 let color = i == pressedIndex ? Self.buttonPressedColor : Self.buttonColor
                 panel.fillRoundedRect(x: Double(r.x - p.x), y: Double(r.y - p.y), width: Double(r.width), height: Double(r.height),
                                       radius: Double(r.height) * 0.25, color: color)
-                let size = panel.measureText(b.label, width: Double(r.width), font: f.label)
+                let size = panel.measureText(b.label, width: Double(r.width), maxHeight: Double(r.height), font: f.label)
                 panel.drawText(b.label, x: Double(r.x - p.x), y: Double(r.y - p.y) + (Double(r.height) - size.height) / 2,
                                width: Double(r.width), maxHeight: Double(r.height), font: f.label, color: 0xFFFF_FFFF, alignment: .center)
             }
             let entry = (w, h, geometry, panel, pressedIndex)
             cache[id] = entry
+            if trim { trimCache(keeping: id) }
             return entry
         } catch {
             log.error("overlay \(id): \(error)")
@@ -104,8 +131,25 @@ final class OverlayLayer {
 
     /// Renders every popup's panel for a `width`×`height` canvas now (Pango's font set-up and the text
     /// layout), so the first one shown does not stall the vblank it appears on.
+    /// About `cacheBudget` bytes of them (the first one sets Pango up, which is the slow part).
     func prepare(canvasWidth width: Int, canvasHeight height: Int) {
-        for id in presenter.overlays.keys.sorted() { render(id, width, height) }
+        for id in presenter.overlays.keys.sorted() {
+            if cachedBytes >= Self.cacheBudget { break }
+            render(id, width, height, trim: false)
+        }
+    }
+
+    /// Drops panels of popups that are not on the stack (other than `id`, just drawn) while the cache
+    /// is over its budget.
+    private func trimCache(keeping id: String) {
+        var total = cachedBytes
+        guard total > Self.cacheBudget else { return }
+        let onStack = Set(presenter.stack.map(\.id))
+        for (key, entry) in cache where key != id && !onStack.contains(key) {
+            cache[key] = nil
+            total -= entry.panel.width * entry.panel.height * 4
+            if total <= Self.cacheBudget { break }
+        }
     }
 
     /// Composes every popup on the stack over `target` (the logical canvas). With `base` (the picture

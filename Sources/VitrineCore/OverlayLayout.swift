@@ -53,10 +53,12 @@ public struct OverlayGeometry: Sendable, Equatable {
     }
 
     /// What (`x`, `y`) hits: a button first, then the panel, else the dimming. Rectangles are
-    /// half-open: a point on the right or bottom edge is outside.
+    /// half-open: a point on the right or bottom edge is outside. Only the part of a button inside the
+    /// panel is drawn, so only that part is hit (a column of more buttons than fit runs past the panel).
     public func hitTest(x: Double, y: Double) -> OverlayHit {
+        guard panel.contains(x: x, y: y) else { return .dimming }
         if let index = buttons.firstIndex(where: { $0.contains(x: x, y: y) }) { return .button(index) }
-        return panel.contains(x: x, y: y) ? .content : .dimming
+        return .content
     }
 }
 
@@ -72,6 +74,7 @@ public enum OverlayLayout {
     /// (QMUI's `contentViewLimitSize`). Never negative.
     public static func limitSize(canvasWidth: Int, canvasHeight: Int, margins: OverlayMargins,
                                  maxWidth: Int?) -> (width: Int, height: Int) {
+        let margins = clamped(margins, canvasWidth: canvasWidth, canvasHeight: canvasHeight)
         let width = max(0, canvasWidth - margins.horizontal)
         return (min(width, maxWidth ?? width), max(0, canvasHeight - margins.vertical))
     }
@@ -81,6 +84,7 @@ public enum OverlayLayout {
     /// margins move the centre). Half pixels of centring go to the right and bottom.
     public static func panelFrame(canvasWidth: Int, canvasHeight: Int, margins: OverlayMargins, maxWidth: Int?,
                                   preferredSize: (_ limitWidth: Int, _ limitHeight: Int) -> (width: Int, height: Int)) -> Rect {
+        let margins = clamped(margins, canvasWidth: canvasWidth, canvasHeight: canvasHeight)
         let limit = limitSize(canvasWidth: canvasWidth, canvasHeight: canvasHeight, margins: margins, maxWidth: maxWidth)
         let wanted = preferredSize(limit.width, limit.height)
         let width = min(limit.width, max(0, wanted.width)), height = min(limit.height, max(0, wanted.height))
@@ -107,6 +111,7 @@ public enum OverlayLayout {
                               buttonLabelWidths: [Int],
                               measureContent: (_ limitWidth: Int, _ limitHeight: Int) -> (width: Int, height: Int))
         -> OverlayGeometry {
+        let margins = clamped(margins, canvasWidth: canvasWidth, canvasHeight: canvasHeight)
         let limit = limitSize(canvasWidth: canvasWidth, canvasHeight: canvasHeight, margins: margins, maxWidth: maxWidth)
         let pad = metrics.padding, gap = metrics.spacing
         let innerLimit = max(0, limit.width - 2 * pad)
@@ -151,6 +156,14 @@ public enum OverlayLayout {
         }
         return OverlayGeometry(canvas: Rect(x: 0, y: 0, width: canvasWidth, height: canvasHeight),
                                panel: panel, content: content, buttons: buttons, buttonAxis: axis)
+    }
+
+    /// `margins` with each side kept within 0…the canvas's extent on its axis: a larger margin leaves no
+    /// room all the same, and any value the manifest allows (up to 2⁶³ − 1) is then safe to add up.
+    static func clamped(_ margins: OverlayMargins, canvasWidth: Int, canvasHeight: Int) -> OverlayMargins {
+        let w = max(0, canvasWidth), h = max(0, canvasHeight)
+        return OverlayMargins(top: min(max(0, margins.top), h), left: min(max(0, margins.left), w),
+                              bottom: min(max(0, margins.bottom), h), right: min(max(0, margins.right), w))
     }
 
     /// `layout` with the margins and maximum width of `overlay`.

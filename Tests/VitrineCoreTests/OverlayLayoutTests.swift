@@ -53,6 +53,21 @@ struct OverlayLayoutTests {
         #expect(frame.width == 0 && frame.height == 0)
     }
 
+    @Test("margins of any size the manifest accepts never overflow")
+    func hugeMargins() {
+        for margins in [OverlayMargins(top: 0, left: .max, bottom: 0, right: 1), OverlayMargins(all: .max),
+                        OverlayMargins(top: .max, left: 20, bottom: .max, right: 20)] {
+            #expect(OverlayLayout.limitSize(canvasWidth: 640, canvasHeight: 360, margins: margins, maxWidth: nil).width
+                    <= 600)
+            let g = OverlayLayout.layout(canvasWidth: 640, canvasHeight: 360, margins: margins, buttonLabelWidths: [40, 40]) { w, h in
+                (min(w, 300), min(h, 80))
+            }
+            #expect(g.panel.width >= 0 && g.panel.height >= 0)
+            #expect(g.panel.x <= 640 && g.panel.y <= 360)
+            #expect(g.hitTest(x: 320, y: 180) == .dimming, "no room for a panel")
+        }
+    }
+
     // MARK: Whole popups
 
     /// Text that is 900 px wide on one line, wrapping to the limit; 120 px high.
@@ -141,6 +156,21 @@ struct OverlayLayoutTests {
         #expect(g.panel == Rect(x: 736, y: 20, width: 448, height: 1040))
         #expect(g.content == Rect(x: 760, y: 44, width: 400, height: 920))
         #expect(g.buttons == [Rect(x: 760, y: 980, width: 400, height: 56)])
+    }
+
+    @Test("buttons that do not fit the panel are hit only where they are inside it")
+    func buttonsPastThePanel() {
+        // 50 stacked buttons on a 640x360 canvas: the column runs far above the panel.
+        let g = OverlayLayout.layout(canvasWidth: 640, canvasHeight: 360, buttonLabelWidths: Array(repeating: 80, count: 50)) { _, _ in
+            (100, 20)
+        }
+        #expect(g.buttonAxis == .column)
+        let above = g.buttons.firstIndex { $0.y < g.panel.y && $0.y + $0.height > g.panel.y }
+        let b = g.buttons[above!]
+        let x = Double(b.x + b.width / 2)
+        #expect(g.hitTest(x: x, y: Double(g.panel.y) - 1) == .dimming, "above the panel is the dimming, not button \(above!)")
+        #expect(g.hitTest(x: x, y: Double(g.panel.y)) == .button(above!))
+        #expect(g.hitTest(x: x, y: -1000) == .dimming)
     }
 
     @Test("custom metrics")
