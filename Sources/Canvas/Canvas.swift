@@ -102,6 +102,27 @@ public final class Canvas {
         }
     }
 
+    /// Paints an opaque picture at (`x`, `y`): `pixels` is XRGB8888 (little-endian bytes B, G, R, x;
+    /// the x byte is ignored), `width` × `height` pixels, `stride` bytes per row. It is copied as is
+    /// (no scaling); the part outside the canvas is clipped. Nothing is drawn for an empty size.
+    ///
+    /// The corresponding C functions are `cairo_image_surface_create_for_data` (`CAIRO_FORMAT_RGB24`),
+    /// `cairo_set_source_surface` and `cairo_fill`.
+    public func drawImage(pixels: UnsafeRawPointer, width: Int, height: Int, stride: Int, x: Double, y: Double) {
+        guard width > 0, height > 0, stride >= width * 4 else { return }
+        guard let image = cairo_image_surface_create_for_data(UnsafeMutablePointer(mutating: pixels.assumingMemoryBound(to: UInt8.self)),
+                                                              CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
+        defer { cairo_surface_destroy(image) }
+        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS else { return }
+        cairo_save(cairo)
+        cairo_set_source_surface(cairo, image, x, y)
+        cairo_new_path(cairo)
+        cairo_rectangle(cairo, x, y, Double(width), Double(height))
+        cairo_fill(cairo)
+        cairo_restore(cairo)
+        cairo_surface_flush(surface)
+    }
+
     /// Calls `body` with the pixels: little-endian ARGB8888 (bytes B, G, R, A), premultiplied,
     /// `stride` bytes per row, `height` rows. Pending drawing is flushed first.
     ///

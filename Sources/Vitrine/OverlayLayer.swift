@@ -80,16 +80,26 @@ final class OverlayLayer {
             let titleLine = measure.measureText("Ag", width: Double(w), font: f.title).height
             let bodyLine = measure.measureText("Ag", width: Double(w), font: f.body).height
             let gap = f.size * 0.6
+            // The image (`image`), above the title: fitted to the content width and to 40 % of the canvas
+            // height (at most half the room), aspect kept, never enlarged.
+            let photo = overlay.image.flatMap { self.picture($0) }
+            var pictureSize = (width: 0, height: 0)
             let geometry = OverlayLayout.layout(overlay, canvasWidth: w, canvasHeight: h, metrics: Self.metrics(w, h),
-                                                buttonLabelWidths: labels) { lw, lh in
-                let room = Double(max(0, lh))
+                                                buttonLabelWidths: labels) { (lw: Int, lh: Int) -> (width: Int, height: Int) in
+                var room = Double(max(0, lh))
+                pictureSize = Self.fit(photo, width: lw, height: min(room / 2, Double(h) * 0.4))
+                if pictureSize.height > 0 { room -= Double(pictureSize.height) + gap }
+                let pictureBlock: Double = pictureSize.height > 0 ? Double(pictureSize.height) + gap : 0
                 let title = overlay.title.isEmpty || room < titleLine ? (width: 0.0, height: 0.0)
                     : measure.measureText(overlay.title, width: Double(lw), maxHeight: room, font: f.title)
                 let left = room - title.height - (title.height > 0 ? gap : 0)
                 let body = overlay.body.isEmpty || left < bodyLine ? (width: 0.0, height: 0.0)
                     : measure.measureText(overlay.body, width: Double(lw), maxHeight: left, font: f.body)
                 let between = title.height > 0 && body.height > 0 ? gap : 0
-                return (Int(max(title.width, body.width).rounded(.up)), Int((title.height + between + body.height).rounded(.up)))
+                let textHeight: Double = title.height + between + body.height
+                let block: Double = textHeight > 0 ? pictureBlock + textHeight : Double(pictureSize.height)
+                let widest: Double = max(title.width, body.width, Double(pictureSize.width))
+                return (Int(widest.rounded(.up)), Int(block.rounded(.up)))
             }
             let p = geometry.panel
             let panel = try Canvas(width: max(1, p.width), height: max(1, p.height))
@@ -99,6 +109,19 @@ final class OverlayLayer {
             let cx = Double(geometry.content.x - p.x), cy = Double(geometry.content.y - p.y)
             var y = cy
             let bottom = cy + Double(geometry.content.height)
+            if let photo, pictureSize.height > 0, bottom - y >= Double(pictureSize.height) {
+                let image = ImageBuffer(width: pictureSize.width, height: pictureSize.height)
+                do {
+                    try image.withTarget { t in
+                        try Scaler().scale(photo, into: t, rect: PixelRect(x: 0, y: 0, width: t.width, height: t.height))
+                        panel.drawImage(pixels: t.base, width: t.width, height: t.height, stride: t.stride,
+                                        x: (cx + (Double(geometry.content.width) - Double(t.width)) / 2).rounded(), y: y)
+                    }
+                    y += Double(pictureSize.height) + gap
+                } catch {
+                    log.error("overlay \(id): image \(overlay.image ?? ""): \(error)")
+                }
+            }
             if !overlay.title.isEmpty, bottom - y >= titleLine {
                 y += panel.drawText(overlay.title, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
                                     font: f.title, color: Self.titleColor).height
@@ -124,6 +147,38 @@ final class OverlayLayer {
             log.error("overlay \(id): \(error)")
             return nil
         }
+    }
+
+    /// The size of `picture` fitted into `width` × `height` pixels, aspect kept, never enlarged;
+    /// (0, 0) when there is none or it would be under 8 pixels on a side.
+    static func fit(_ picture: VideoFrame?, width: Int, height: Double) -> (width: Int, height: Int) {
+        guard let picture, picture.width > 0, picture.height > 0 else { return (0, 0) }
+        let pw = Double(picture.width), ph = Double(picture.height)
+        let scale = min(1, Double(width) / pw, height / ph)
+        let w = Int((pw * scale).rounded(.down)), h = Int((ph * scale).rounded(.down))
+        return w >= 8 && h >= 8 ? (w, h) : (0, 0)
+    }
+
+    /// Decoded `image` files by path (nil: could not be read; logged once).
+    private var pictures: [String: VideoFrame?] = [:]
+
+    /// The first picture of `path` (relative to the catalog), decoded once (PNG, JPEG or any format
+    /// FFmpeg reads); nil when it cannot be read (logged once, and the popup is drawn without it).
+    private func picture(_ path: String) -> VideoFrame? {
+        if let known = pictures[path] { return known }
+        let full = path.hasPrefix("/") ? path : (catalogDirectory as NSString).appendingPathComponent(path)
+        var frame: VideoFrame?
+        do {
+            let file = try MediaFile(path: full)
+            while let packet = try file.read() {
+                if case .video(let f) = packet { frame = f; break }
+            }
+            if frame == nil { log.error("overlay image \(full): no picture in it; the popup is drawn without it") }
+        } catch {
+            log.error("overlay image \(full): \(error); the popup is drawn without it")
+        }
+        pictures[path] = .some(frame)
+        return frame
     }
 
     /// Whether any popup is on the stack (drawn, even while it hides).

@@ -169,3 +169,31 @@ struct StackedPopupCompositionTests {
         #expect(abs(Int(corner.b) - expected) <= 2)
     }
 }
+
+@Suite("Popups: image")
+struct PopupImageTests {
+    @Test("an overlay image is drawn above the title, centred, at its own size when it fits; a missing one is left out")
+    func imageAboveTitle() throws {
+        let png = try Harness.clip("magenta-100x50.png", ["-f", "lavfi", "-i", "color=c=#FF00FF:s=100x50", "-frames:v", "1"])
+        let dir = (png as NSString).deletingLastPathComponent
+        let (sink, records) = LogSink.memory()
+        let layer = OverlayLayer(overlays: ["card": Overlay(title: "Card", body: "With a picture", image: (png as NSString).lastPathComponent),
+                                            "broken": Overlay(title: "Card", image: "missing.png")],
+                                 catalogDirectory: dir, log: Logger(label: "t", sink: sink))
+        #expect(layer.presenter.show("card", at: 0, animated: false))
+        let canvas = ImageBuffer(width: 640, height: 360)
+        canvas.withTarget { layer.draw(into: $0, at: 1) }
+        let g = try #require(layer.geometry("card", canvasWidth: 640, canvasHeight: 360))
+        let midX = g.content.x + g.content.width / 2
+        // The picture's centre row, 25 px below the content's top: magenta; its edges 50 px either side.
+        let p = canvas.rgb(x: midX, y: g.content.y + 25)
+        #expect(p.r > 240 && p.g < 15 && p.b > 240, "\(p)")
+        #expect(canvas.rgb(x: midX - 45, y: g.content.y + 25) == p)
+        #expect(canvas.rgb(x: midX - 55, y: g.content.y + 25) != p, "100 px wide, not stretched")
+        #expect(g.content.height > 50, "the title and body come below it")
+
+        let g2 = try #require(layer.geometry("broken", canvasWidth: 640, canvasHeight: 360))
+        #expect(g2.content.height < 50)
+        #expect(records().contains { $0.message.contains("missing.png") && $0.message.contains("drawn without it") })
+    }
+}
