@@ -43,6 +43,16 @@ extension Canvas {
         withLayout(text, width: width, maxHeight: maxHeight, font: font, alignment: alignment, pixelSize)
     }
 
+    /// How many characters of `text` no installed font covers (Pango draws them as boxes with their
+    /// hex code): 0 when the fonts fontconfig finds for `font`, with its fallbacks, cover every one.
+    ///
+    /// The corresponding C function is `pango_layout_get_unknown_glyphs_count`.
+    public func unknownGlyphCount(_ text: String, font: String) -> Int {
+        withLayout(text, width: 1e6, maxHeight: nil, font: font, alignment: .left) { layout in
+            Int(pango_layout_get_unknown_glyphs_count(layout))
+        }
+    }
+
     /// Builds a Pango layout for this canvas's Cairo context, passes it to `body`, then releases it.
     private func withLayout<R>(_ text: String, width: Double, maxHeight: Double?, font: String,
                                alignment: TextAlignment, _ body: (OpaquePointer) -> R) -> R {

@@ -1,3 +1,4 @@
+import Foundation
 import Canvas
 import Testing
 
@@ -123,5 +124,35 @@ struct CanvasTests {
         let first = try #require(columns.first)
         let last = try #require(columns.last)
         #expect(abs((first + last) / 2 - 300) <= 3, "ink spans \(first)...\(last)")
+    }
+}
+
+@Suite("Text: scripts")
+struct TextScriptTests {
+    static var hasCJKFont: Bool {
+        FileManager.default.fileExists(atPath: "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+    }
+
+    @Test("Latin, Greek, Cyrillic, Hebrew and Arabic need only DejaVu: every character has a glyph")
+    func dejaVuScripts() throws {
+        let c = try Canvas(width: 8, height: 8)
+        for text in ["Opening hours", "Ώρες λειτουργίας", "Часы работы", "שעות פתיחה", "ساعات العمل"] {
+            #expect(c.unknownGlyphCount(text, font: "DejaVu Sans 20px") == 0, "\(text)")
+        }
+    }
+
+    @Test("Chinese, Japanese and Korean get glyphs from fonts-noto-cjk through fontconfig's fallback")
+    func cjkWithNoto() throws {
+        guard Self.hasCJKFont else { print("skipped: fonts-noto-cjk is not installed (tools/setup installs it)"); return }
+        let c = try Canvas(width: 240, height: 60)
+        for text in ["营业时间", "営業時間のご案内", "영업 시간"] {
+            #expect(c.unknownGlyphCount(text, font: "DejaVu Sans 20px") == 0, "\(text)")
+        }
+        // And ink is drawn: dark pixels on a white canvas.
+        c.clear(0xFFFF_FFFF)
+        c.drawText("营业时间", x: 4, y: 4, width: 232, font: "DejaVu Sans 32px", color: 0xFF00_0000)
+        var dark = 0
+        for y in 0..<60 { for x in 0..<240 where c.pixel(x: x, y: y) & 0xFF < 128 { dark += 1 } }
+        #expect(dark > 200, "\(dark) dark pixels")
     }
 }
