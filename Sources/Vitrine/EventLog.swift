@@ -3,27 +3,40 @@ import VitrineCore
 
 /// The proof-of-play log (`vitrine run --events FILE`): one JSON object per line,
 /// `{"event": NAME, "monotonic": S, "wall": "ISO 8601", …fields}`, appended and flushed per event.
+///
+/// Bounded for a box that plays for months: when the file would pass `maxBytes`, it is renamed to
+/// `FILE.1` (replacing the previous one) and a new `FILE` is started, so at most about twice
+/// `maxBytes` are kept. Share one instance per file (the player's events and the imports).
 public final class EventLog: @unchecked Sendable {
-    private let handle: FileHandle
+    public let path: String
+    /// The size at which the file is rotated, in bytes.
+    public let maxBytes: Int
+    private var handle: FileHandle
+    private var size: Int
     private let lock = NSLock()
 
-    /// Opens (creates or appends to) `path`. - Throws: the file system's error.
-    public init(path: String) throws {
+    /// Opens (creates or appends to) `path`; `maxBytes` defaults to 16 MiB.
+    /// - Throws: the file system's error when `path` cannot be created or opened for writing.
+    public init(path: String, maxBytes: Int = 16 << 20) throws {
+        self.path = path
+        self.maxBytes = max(4096, maxBytes)
+        (handle, size) = try Self.open(path)
+    }
+
+    private static func open(_ path: String) throws -> (FileHandle, Int) {
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil) else {
                 throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
             }
         }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        return (h, Int(try h.seekToEnd()))
     }
 
     deinit { try? handle.close() }
 
     public func write(_ e: TimedEvent) {
-        let line = Self.json(e) + "\n"
-        lock.lock(); defer { lock.unlock() }
-        try? handle.write(contentsOf: Data(line.utf8))
+        append(Self.json(e) + "\n")
     }
 
     /// Appends an event that does not come from the player (a catalog import, say):
@@ -33,9 +46,18 @@ public final class EventLog: @unchecked Sendable {
         var f: [(String, String)] = [("event", Self.quote(name)), ("monotonic", Self.num(monotonicNow())),
                                      ("wall", Self.quote(Self.iso(Date().timeIntervalSince1970)))]
         f += fields
-        let line = "{" + f.map { "\(Self.quote($0.0)):\($0.1)" }.joined(separator: ",") + "}\n"
+        append("{" + f.map { "\(Self.quote($0.0)):\($0.1)" }.joined(separator: ",") + "}\n")
+    }
+
+    private func append(_ line: String) {
+        let data = Data(line.utf8)
         lock.lock(); defer { lock.unlock() }
-        try? handle.write(contentsOf: Data(line.utf8))
+        if size > 0, size + data.count > maxBytes {
+            try? handle.close()
+            _ = rename(path, path + ".1")
+            if let (h, n) = try? Self.open(path) { (handle, size) = (h, n) } else { return }
+        }
+        if (try? handle.write(contentsOf: data)) != nil { size += data.count }
     }
 
     /// The JSON line for one event (without the newline).

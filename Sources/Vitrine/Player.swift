@@ -58,6 +58,10 @@ public final class Player {
     /// Called with the engine before playback starts (tests and tools attach observers or steer it).
     public var configureEngine: ((PlaybackEngine) -> Void)?
 
+    /// The event log to write to, shared with others (the USB imports); when nil, `options.eventsPath`
+    /// is opened for this run.
+    public var eventLog: EventLog?
+
     /// Polled once per vblank for a catalog to move to (a finished USB import): the run loop plays it
     /// from the next item boundary, or at once when `immediate`.
     public var nextCatalog: (() -> CatalogSwitch?)?
@@ -97,9 +101,8 @@ public final class Player {
                                    idle: manifest.idle, tap: manifest.tap, log: log.child("input"))
         var playlist = manifest.playlist
         if manifest.loop { engine.refill = { playlist } }
-        if let path = options.eventsPath {
+        if let eventLog = try eventLog ?? options.eventsPath.map({ try EventLog(path: $0) }) {
             // The observer closure keeps the log open for the whole run.
-            let eventLog = try EventLog(path: path)
             engine.events.observe { eventLog.write($0) }
         }
         // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.

@@ -235,9 +235,10 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
 }
 
 func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
-          importer: ImportService? = nil) -> Exit {
+          importer: ImportService? = nil, eventLog: EventLog? = nil) -> Exit {
     do {
         let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
+        player.eventLog = eventLog
         if let importer {
             // USB sticks and `vitrine import` requests, looked at once per vblank; a finished import
             // hands its catalog over (at the next item boundary, or at once).
@@ -286,6 +287,11 @@ func commandRun(_ argv: [String]) throws -> Exit {
     // (so `vitrine import` hands its stick over instead of importing beside the player).
     var importer: ImportService?
     var playerLock: FileDescriptor?
+    // One event log for the whole run: the player's events and the imports (it rotates itself).
+    let eventLog: EventLog?
+    do { eventLog = try options.eventsPath.map { try EventLog(path: $0) } } catch {
+        throw UsageError(description: "--events: cannot open \(options.eventsPath ?? ""): \(error.localizedDescription)")
+    }
     if let library {
         try? FileManager.default.createDirectory(atPath: library.path, withIntermediateDirectories: true)
         playerLock = ImportService.lockAsPlayer(library: library.path)
@@ -293,10 +299,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
             log.warning("library \(library.path): another player holds \(ImportService.playerLockPath(library: library.path)); "
                         + "this one does not import USB sticks")
         } else {
-            let events = try options.eventsPath.map { try EventLog(path: $0) }
             importer = ImportService(library: library, settings: try loadConfig(args).importSettings,
                                      mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
-                                     eventLog: events, log: log.child("import"))
+                                     eventLog: eventLog, log: log.child("import"))
         }
     }
     defer { _ = playerLock }
@@ -330,7 +335,7 @@ func commandRun(_ argv: [String]) throws -> Exit {
             let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
             for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
             if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-                return play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer)
+                return play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer, eventLog: eventLog)
             }
             // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
             let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
@@ -342,9 +347,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
         let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
         slateOptions.duration = once ? (options.duration ?? 10) : min(options.duration ?? 10, 10)
         if once {
-            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer)
+            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer, eventLog: eventLog)
         }
-        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer)
+        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer, eventLog: eventLog)
         if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
         if let d = options.duration {
             if d <= 10 { return .dataError }

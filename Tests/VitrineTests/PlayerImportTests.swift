@@ -93,3 +93,20 @@ struct PlayerImportTests {
         #expect(!ImportService.isPlayerRunning(library: library))
     }
 }
+
+@Suite("Event log rotation")
+struct EventLogRotationTests {
+    @Test("past maxBytes the log moves to FILE.1 and starts again: both stay under the limit, every line whole")
+    func rotates() throws {
+        let dir = try Harness.newFolder("events")
+        let path = dir + "/events.jsonl"
+        let log = try EventLog(path: path, maxBytes: 4096)
+        for i in 0..<200 { log.write(event: "importStarted", fields: [("source", EventLog.quote("/run/vitrine/media/sda\(i)"))]) }
+        let current = try String(contentsOfFile: path, encoding: .utf8), old = try String(contentsOfFile: path + ".1", encoding: .utf8)
+        #expect(current.utf8.count <= 4096 && old.utf8.count <= 4096)
+        #expect(old.utf8.count > 3000, "rotated when full, not early")
+        let lines = (old + current).split(separator: "\n")
+        for line in lines { #expect((try? JSONValue(parsing: Array(line.utf8))) != nil, "\(line)") }
+        #expect(current.hasSuffix("sda199\"}\n"), "the newest event is in FILE")
+    }
+}
