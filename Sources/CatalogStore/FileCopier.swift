@@ -1,11 +1,13 @@
 // Copy and hash in one pass: each chunk is read from the stick once, hashed, then written.
+import Foundation
 import Crypto
 import FileIO
 
 /// Copies one file at a time from the stick into the staging folder, hashing every chunk between the
-/// read and the write, so the stick is read exactly once. Each file is fsync'ed before the next begins;
-/// writeback of each chunk is started as soon as it is written, so the fsync has little left to do.
-/// Errors are never retried.
+/// read and the write, so the stick is read exactly once. A file longer than one chunk is written by
+/// a second thread while the next chunk is read and hashed (three 4 MiB buffers go round), so one
+/// file's copy costs about its hashing time. Writeback of each chunk is started as soon as it is
+/// written, so the fsync at the end of each file has little left to do. Errors are never retried.
 struct FileCopier {
     /// Bytes per read and write (4 MiB).
     static let chunkSize = 4 << 20
@@ -13,7 +15,8 @@ struct FileCopier {
     static let writebackInterval: Int64 = 8 << 20
 
     let faults: ImportFaults
-    private var buffer = [UInt8](repeating: 0, count: FileCopier.chunkSize)
+    /// The buffers, reused from file to file.
+    private var chunks = (0..<3).map { _ in Chunk() }
 
     init(faults: ImportFaults) { self.faults = faults }
 
@@ -34,7 +37,7 @@ struct FileCopier {
     ///   - relative: the path relative to `vitrine/`, for fault injection.
     ///   - expectedSize: the manifest size; the copy reads at most one chunk past it.
     ///   - shouldStop: asked before each chunk; true stops the copy with `.cancelled`.
-    ///   - progress: called after each chunk with the bytes it added.
+    ///   - progress: called after each chunk is read and hashed, with its size in bytes.
     /// - Returns: the SHA-256 of the bytes copied.
     mutating func copy(from source: String, to destination: String, relative: String, expectedSize: Int64,
                        shouldStop: () -> Bool, progress: (Int64) -> Void) throws(Failure) -> SHA256.Digest {
@@ -49,29 +52,28 @@ struct FileCopier {
             output = try FileDescriptor(opening: destination, .writeOnly, options: [.create, .exclusive, .noFollow],
                                         permissions: 0o644)
         } catch { throw .destination(error) }
+        let writer = ChunkWriter(output: output, relative: relative, faults: faults, chunks: chunks)
+        if expectedSize > Int64(Self.chunkSize) { writer.start() }
         let hasher = SHA256()
-        var copied: Int64 = 0, writebackFrom: Int64 = 0
+        var copied: Int64 = 0
+        var failure: Failure?
         while true {
-            if shouldStop() { throw .cancelled }
-            let n: Int
+            if shouldStop() { failure = .cancelled; break }
+            guard let chunk = writer.freeChunk() else { break }  // the writer failed
             do {
                 try faults.check(.read, relative, source)
-                n = try input.read(into: &buffer, count: buffer.count)
-            } catch { throw .source(error) }
-            if n == 0 { break }
-            hasher.update(buffer, range: 0..<n)
-            do {
-                try faults.check(.write, relative, destination)
-                try output.write(buffer, count: n)
-            } catch { throw .destination(error) }
-            copied += Int64(n)
-            if copied > expectedSize { throw .sizeChanged(actual: copied) }
-            if copied - writebackFrom >= Self.writebackInterval {
-                output.startWriteback(offset: writebackFrom, length: copied - writebackFrom)
-                writebackFrom = copied
-            }
-            progress(Int64(n))
+                chunk.count = try input.read(into: &chunk.bytes, count: chunk.bytes.count)
+            } catch { failure = .source(error); writer.giveBack(chunk); break }
+            if chunk.count == 0 { writer.giveBack(chunk); break }
+            hasher.update(chunk.bytes, range: 0..<chunk.count)
+            copied += Int64(chunk.count)
+            let n = Int64(chunk.count)
+            writer.write(chunk)
+            if copied > expectedSize { failure = .sizeChanged(actual: copied); break }
+            progress(n)
         }
+        if let error = writer.finish() { throw .destination(error) }
+        if let failure { throw failure }
         if copied != expectedSize { throw .sizeChanged(actual: copied) }
         do {
             try faults.check(.sync, relative, destination)
@@ -80,5 +82,113 @@ struct FileCopier {
         } catch { throw .destination(error) }
         try? input.close()
         return hasher.finalize()
+    }
+}
+
+/// One buffer of a copy and how many of its bytes are valid.
+final class Chunk: @unchecked Sendable {
+    var bytes = [UInt8](repeating: 0, count: FileCopier.chunkSize)
+    var count = 0
+}
+
+/// Writes a file's chunks in order, on its own thread once started (else inline, on the caller's),
+/// and hands each buffer back when it is written. Stops at the first error, which `finish()` returns.
+/// Every member is guarded by `condition`.
+final class ChunkWriter: @unchecked Sendable {
+    private let output: FileDescriptor
+    private let relative: String
+    private let faults: ImportFaults
+    private let condition = NSCondition()
+    private var free: [Chunk]
+    private var filled: [Chunk] = []
+    private var threaded = false
+    private var ending = false
+    private var done = false
+    private var error: FileError?
+    private var written: Int64 = 0
+    private var writebackFrom: Int64 = 0
+
+    init(output: FileDescriptor, relative: String, faults: ImportFaults, chunks: [Chunk]) {
+        self.output = output; self.relative = relative; self.faults = faults; free = chunks
+    }
+
+    /// Moves the writes to a thread of their own.
+    func start() {
+        threaded = true
+        let thread = Thread { [self] in run() }
+        thread.name = "vitrine.import.write"
+        thread.start()
+    }
+
+    /// A buffer to read into, waiting for one if all are queued; nil once a write has failed.
+    func freeChunk() -> Chunk? {
+        condition.lock(); defer { condition.unlock() }
+        while free.isEmpty && error == nil { condition.wait() }
+        return error == nil ? free.removeLast() : nil
+    }
+
+    /// Returns an unused buffer.
+    func giveBack(_ chunk: Chunk) {
+        condition.lock(); free.append(chunk); condition.unlock()
+    }
+
+    /// Queues `chunk` for writing (or writes it now when not threaded).
+    func write(_ chunk: Chunk) {
+        guard threaded else {
+            if failed == nil { writeOut(chunk) }
+            giveBack(chunk)
+            return
+        }
+        condition.lock()
+        filled.append(chunk)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The first write error so far.
+    private var failed: FileError? { condition.lock(); defer { condition.unlock() }; return error }
+
+    /// Waits until every queued chunk is written (or a write failed) and the thread has ended.
+    /// - Returns: the first write error, if any.
+    func finish() -> FileError? {
+        condition.lock(); defer { condition.unlock() }
+        ending = true
+        condition.broadcast()
+        while threaded && !done { condition.wait() }
+        return error
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while filled.isEmpty && !ending { condition.wait() }
+            if filled.isEmpty || error != nil { break }
+            let chunk = filled.removeFirst()
+            condition.unlock()
+            writeOut(chunk)
+            condition.lock()
+            free.append(chunk)
+            condition.broadcast()
+            if error != nil { break }
+        }
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Writes one chunk and starts its writeback; records the error instead of throwing.
+    private func writeOut(_ chunk: Chunk) {
+        do {
+            try faults.check(.write, relative, output.path)
+            try output.write(chunk.bytes, count: chunk.count)
+        } catch {
+            condition.lock(); if self.error == nil { self.error = error }; condition.broadcast(); condition.unlock()
+            return
+        }
+        written += Int64(chunk.count)
+        if written - writebackFrom >= FileCopier.writebackInterval {
+            output.startWriteback(offset: writebackFrom, length: written - writebackFrom)
+            writebackFrom = written
+        }
     }
 }

@@ -64,7 +64,9 @@ struct ImportFaultTests {
         let result = library.run(stick, faults: faults, workers: 1)
         expectFailed(result, .noSpace, "playlist[1].src: media/clip1.mp4: write failed: No space left on device (ENOSPC)")
         #expect(writes.value("all") == 5)  // nothing after the failing write: no retry, no further file
-        #expect(result.files == 1 && result.bytes == 9_000_000 + 4_194_304)
+        #expect(result.files == 1)
+        // Bytes read and hashed: the 2nd file's chunks may be read ahead of the failing write.
+        #expect(result.bytes >= 9_000_000 + 4_194_304 && result.bytes <= 18_000_000)
         expectUntouched(library, playing: playing)
     }
 
