@@ -23,7 +23,7 @@ demo: release
 	@tools/make-demo-catalog $(DEMO_DIR)/catalog >/dev/null
 	$(BIN_RELEASE) validate $(DEMO_DIR)/catalog
 	$(BIN_RELEASE) run --catalog $(DEMO_DIR)/catalog --output headless --duration 20 \
-		--record $(DEMO_DIR)/preview.mkv --snapshot-at 1,6,10,14 --snapshot-dir $(DEMO_DIR)
+		--record $(DEMO_DIR)/preview.mkv --snapshot-at 2,6,10,14 --snapshot-dir $(DEMO_DIR)
 	@echo
 	@echo "demo catalog: $(DEMO_DIR)/catalog"
 	@echo "preview:      $(DEMO_DIR)/preview.mkv"
