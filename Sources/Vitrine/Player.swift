@@ -167,6 +167,7 @@ public final class Player {
             guard try engine.step() else { break }
             if let seat { for e in seat.poll() { engine.handleInput(e) } }
             onVblank?(monotonicNow())
+            if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
             if let next = nextCatalog?() {
                 // The slate is up (nothing could play): end this run; the caller plays the library again.
                 if startMessage != nil { log.info("a catalog arrived; leaving the slate"); break }
@@ -188,15 +189,19 @@ public final class Player {
         return stats
     }
 
+    /// After a switch at an item boundary: applies the new catalog's popups and rules once its first
+    /// item is on screen (returns true then).
+    private var pendingDecorations: ((PlaybackEngine) -> Bool)?
+
     /// Moves playback to another catalog: its items (with absolute paths, so the old catalog's files
     /// and the new one's never mix) replace the queue after the item on screen, or at once; its
-    /// popups, tap and idle rules and volume replace the old ones. Display settings (mode, rotation,
+    /// popups, tap and idle rules and volume replace the old ones when its first item starts. Display settings (mode, rotation,
     /// fit) apply at the next start. Returns the new playlist.
     private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
         let m = next.manifest
         let items = m.playlist.map { item -> PlaylistItem in
             var i = item
-            if !i.src.hasPrefix("/") { i.src = (next.directory as NSString).appendingPathComponent(i.src) }
+            if !i.src.hasPrefix("/") { i.src = ((next.directory as NSString).standardizingPath as NSString).appendingPathComponent(i.src) }
             return i
         }
         guard !items.isEmpty else { return old }
@@ -208,12 +213,22 @@ public final class Player {
         } else {
             for i in items { engine.enqueue(i) }
         }
-        engine.overlays = m.overlays.isEmpty ? nil
+        // The new popups, tap and idle rules and volume take over with the new catalog's first item, so
+        // the item on screen keeps its own (its remaining cue points name its catalog's popups).
+        let layer = m.overlays.isEmpty ? nil
             : OverlayLayer(overlays: m.overlays, catalogDirectory: next.directory, log: log.child("overlay"))
-        engine.prepareOverlays()
-        engine.input?.tapAction = m.tap
-        engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
-        engine.volume = m.audio.volume
+        let folder = (next.directory as NSString).standardizingPath + "/"
+        pendingDecorations = { [log] engine in
+            guard next.immediate || engine.nowPlaying?.src.hasPrefix(folder) == true else { return false }
+            engine.overlays = layer
+            engine.prepareOverlays()
+            engine.input?.tapAction = m.tap
+            engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
+            engine.volume = m.audio.volume
+            log.info("the new catalog's popups, tap and idle rules and volume are in effect")
+            return true
+        }
+        if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
         if m.display != manifest.display {
             log.warning("the new catalog's display settings (\(m.display.mode), rotation \(m.display.rotation.rawValue), "
                         + "fit \(m.display.fit.rawValue)) apply at the next start")

@@ -15,9 +15,13 @@ struct CatalogSwitchTests {
         return (dir, m)
     }
 
-    /// Plays red (2 s clips, looped); after 0.5 s of catalog time the player is offered blue.
+    /// Plays red (2 s clips, looped; a cue point at 1.5 s opens its popup "o"); after 0.5 s of
+    /// catalog time the player is offered blue (no popups).
     static func run(immediate: Bool) throws -> [Double: ImageBuffer] {
-        let (redDir, red) = try Self.catalog("red", seconds: 2)
+        var (redDir, red) = try Self.catalog("red", seconds: 2)
+        red.overlays = ["o": Overlay(title: "Red's popup", duration: 0.1)]
+        red.overlayIDs = ["o"]
+        red.playlist[0].cuePoints = [CuePoint(time: 1.5, id: "open", action: .showOverlay("o"))]
         let (blueDir, blue) = try Self.catalog("blue", seconds: 2)
         let shots = try Harness.newFolder("switch-shots")
         var o = RunOptions()
@@ -43,6 +47,13 @@ struct CatalogSwitchTests {
         func take(_ s: CatalogSwitch) -> CatalogSwitch? { if given { return nil }; given = true; return s }
     }
 
+    /// Pixels of the popup panel's colour (#F4F6F8).
+    static func panelPixels(_ img: ImageBuffer) -> Int {
+        var n = 0
+        for y in 0..<img.height { for x in 0..<img.width where img.rgb(x: x, y: y) == (r: 0xF4, g: 0xF6, b: 0xF8) { n += 1 } }
+        return n
+    }
+
     static func isRed(_ img: ImageBuffer) -> Bool { let p = img.rgb(x: img.width / 2, y: img.height / 2); return p.r > 200 && p.g < 60 && p.b < 60 }
     static func isBlue(_ img: ImageBuffer) -> Bool { let p = img.rgb(x: img.width / 2, y: img.height / 2); return p.b > 200 && p.r < 60 && p.g < 60 }
 
@@ -51,8 +62,9 @@ struct CatalogSwitchTests {
         let images = try Self.run(immediate: false)
         #expect(Self.isRed(images[0.4]!))
         #expect(Self.isRed(images[1.0]!), "the item on screen is not cut")
-        #expect(Self.isRed(images[1.9]!))
-        #expect(Self.isBlue(images[2.3]!), "the new catalog starts at the boundary")
+        #expect(Self.panelPixels(images[1.9]!) > 1000, "the item on screen keeps its catalog's popups")
+        #expect(Self.panelPixels(images[2.3]!) == 0)
+        #expect(Self.isBlue(images[2.3]!), "the new catalog starts at the boundary, with its own (no) popups")
         #expect(Self.isBlue(images[4.3]!), "and loops itself, not the old one")
     }
 
