@@ -19,6 +19,10 @@ func commandImport(_ argv: [String]) throws -> Exit {
     if ImportService.isPlayerRunning(library: library.path), !args.flags.contains("standalone") {
         return try importThroughPlayer(source, library: library, quiet: args.flags.contains("quiet"))
     }
+    if let failure = becomeLibraryOwner(library.path) {
+        FileHandle.standardError.write(Data("vitrine import: \(failure)\n".utf8))
+        return .failure
+    }
     let events = try args.options["events"].map { path -> EventLog in
         do { return try EventLog(path: path) } catch { throw UsageError(description: "--events: cannot open \(path): \(error.localizedDescription)") }
     }
@@ -113,4 +117,17 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
         Thread.sleep(forTimeInterval: 0.2)
         waited += 0.2
     }
+}
+
+/// Run as root on a library another user owns (the appliance's `vitrine`), an import takes that
+/// user's identity first, so the generations it writes stay the player's to replace and delete.
+/// Returns why it could not, or nil (also when there is nothing to do).
+func becomeLibraryOwner(_ library: String) -> String? {
+    guard getuid() == 0 else { return nil }
+    var st = stat()
+    guard stat(library, &st) == 0, st.st_uid != 0 else { return nil }
+    guard setgroups(0, nil) == 0, setgid(st.st_gid) == 0, setuid(st.st_uid) == 0 else {
+        return "cannot take the library owner's identity (uid \(st.st_uid)): \(String(cString: strerror(errno)))"
+    }
+    return nil
 }

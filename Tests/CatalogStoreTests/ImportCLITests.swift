@@ -123,3 +123,26 @@ struct ImportCLITests {
         #expect(played.out.contains("frames presented"))
     }
 }
+
+@Suite("Import: command line as root", .enabled(if: VitrineBinary.available && getuid() == 0, "needs root and the vitrine binary"))
+struct ImportAsRootTests {
+    @Test("run as root on a library another user owns, the import writes that user's files")
+    func takesTheLibraryOwnersIdentity() throws {
+        let root = Scratch.folder("owner")
+        let library = root + "/lib"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        #expect(chown(library, 65534, 65534) == 0)
+        let stick = try TestStick(files: 1, size: 10_000, version: 1).write()
+        // The stick and the folders above the library must be readable by that user.
+        for path in [stick.mount, stick.vitrine, stick.vitrine + "/media", stick.vitrine + "/manifest.json", stick.vitrine + "/media/clip0.mp4",
+                     root, (root as NSString).deletingLastPathComponent] {
+            _ = chmod(path, 0o755)
+        }
+        let r = try VitrineBinary.run(["import", stick.mount, "--library", library, "--quiet", "--standalone"])
+        #expect(r.code == 0, "\(r.err)")
+        for path in [library + "/gen.1", library + "/gen.1/catalog.json", library + "/gen.1/media/clip0.mp4", library + "/state.json"] {
+            var st = stat()
+            #expect(stat(path, &st) == 0 && st.st_uid == 65534, "\(path)")
+        }
+    }
+}
