@@ -56,9 +56,12 @@ final class InputRouter {
         case let .touchDown(slot, x, y, time):
             touchTargets[slot] = target(overlays)
             taps.touchDown(slot: slot, x: x, y: y, at: time)
-            press(at: x, y, overlays)
+            // A second finger makes it no tap: no button shows as pressed.
+            if taps.isTapCandidate { press(at: x, y, overlays) } else { overlays?.pressed = nil }
         case let .touchMotion(slot, x, y, time):
             taps.touchMotion(slot: slot, x: x, y: y, at: time)
+            // A drag never presses a button: the feedback goes when the finger leaves the tap radius.
+            if !taps.isTapCandidate { overlays?.pressed = nil }
         case let .touchUp(slot, time):
             overlays?.pressed = nil
             let wentDownOn = touchTargets.removeValue(forKey: slot)
@@ -69,7 +72,10 @@ final class InputRouter {
             taps.touchCancel()
         case let .pointerPosition(x, y, time):
             pointer = (x, y)
-            if taps.isTracking { taps.touchMotion(slot: -1, x: x, y: y, at: time) }
+            if taps.isTracking {
+                taps.touchMotion(slot: -1, x: x, y: y, at: time)
+                if !taps.isTapCandidate { overlays?.pressed = nil }
+            }
         case let .pointerButton(pressed, time):
             if pressed {
                 touchTargets[-1] = target(overlays)

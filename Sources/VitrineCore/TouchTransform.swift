@@ -150,6 +150,10 @@ public struct TapRecognizer: Sendable, Equatable {
     /// Whether a finger is down.
     public var isTracking: Bool { !fingers.isEmpty }
 
+    /// Whether the touch in progress can still become a tap: one finger, not moved beyond the tap
+    /// radius. False when no finger is down.
+    public var isTapCandidate: Bool { touch?.valid ?? false }
+
     /// A finger went down in `slot` at (`x`, `y`).
     public mutating func touchDown(slot: Int, x: Double, y: Double, at time: Double) {
         fingers.insert(slot)

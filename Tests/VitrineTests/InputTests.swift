@@ -78,6 +78,25 @@ struct InputTests {
         #expect(!layer.presenter.isVisible("menu"))
     }
 
+    @Test("press feedback goes when a finger drags off the tap radius, and never follows a second finger")
+    func pressFeedback() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let pause = g.buttons[0], close = g.buttons[1]
+        let t = rig.engine.lastHostTime
+        rig.engine.handleInput(.touchDown(slot: 0, x: Double(pause.midX) / 320, y: Double(pause.midY) / 180, time: t))
+        #expect(layer.pressed?.index == 0)
+        rig.engine.handleInput(.touchMotion(slot: 0, x: 0.95, y: 0.05, time: t + 0.05))
+        #expect(layer.pressed == nil, "dragged away: no longer pressed")
+        rig.engine.handleInput(.touchUp(slot: 0, time: t + 0.1))
+        rig.engine.handleInput(.touchDown(slot: 0, x: Double(pause.midX) / 320, y: Double(pause.midY) / 180, time: t + 0.2))
+        rig.engine.handleInput(.touchDown(slot: 1, x: Double(close.midX) / 320, y: Double(close.midY) / 180, time: t + 0.21))
+        #expect(layer.pressed == nil, "two fingers are no tap")
+        rig.engine.handleInput(.touchCancel(time: t + 0.3))
+        try rig.step(2)
+        #expect(rig.engine.playbackState == .playing)
+    }
+
     @Test("the manifest's tap action: a tap on the video opens the menu; taps on the open popup do not reopen it")
     func tapOpensMenu() throws {
         let (rig, layer) = try Self.rig(modal: false)
