@@ -10,6 +10,8 @@ public enum PointerInput: Sendable, Equatable {
     case touchCancel(time: Double)
     /// An absolute pointer (a mouse-driven kiosk, QEMU's usb-tablet), normalized.
     case pointerPosition(x: Double, y: Double, time: Double)
+    /// A relative pointer (a USB mouse): the motion in screen pixels (libinput's accelerated deltas).
+    case pointerMove(dx: Double, dy: Double, time: Double)
     /// The left button acts as a finger at the pointer's position.
     case pointerButton(pressed: Bool, time: Double)
     /// Linux key codes: 1 is KEY_ESC.
@@ -70,6 +72,11 @@ final class InputRouter {
             overlays?.pressed = nil
             touchTargets.removeAll()
             taps.touchCancel()
+        case let .pointerMove(dx, dy, time):
+            guard dx.isFinite, dy.isFinite else { break }
+            let x = min(1, max(0, pointer.x + dx / Double(max(1, transform.screenWidth))))
+            let y = min(1, max(0, pointer.y + dy / Double(max(1, transform.screenHeight))))
+            return handle(.pointerPosition(x: x, y: y, time: time), overlays: overlays, now: now)
         case let .pointerPosition(x, y, time):
             pointer = (x, y)
             if taps.isTracking {

@@ -18,7 +18,8 @@ extension PointerInput {
             guard button == InputEvent.buttonLeft else { return nil }
             self = .pointerButton(pressed: pressed, time: t)
         case let .key(code, pressed, t): self = .key(code: code, pressed: pressed, time: t)
-        case .deviceRemoved, .touchFrame, .pointerMotion: return nil
+        case let .pointerMotion(dx, dy, t): self = .pointerMove(dx: dx, dy: dy, time: t)
+        case .deviceRemoved, .touchFrame: return nil
         }
     }
 }

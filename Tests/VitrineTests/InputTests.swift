@@ -78,6 +78,29 @@ struct InputTests {
         #expect(!layer.presenter.isVisible("menu"))
     }
 
+    @Test("a relative mouse moves the pointer from the screen centre by its motion in pixels; its click taps there")
+    func relativeMouse() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let pause = g.buttons[0]
+        let t = rig.engine.lastHostTime
+        // From (160, 90) to the Pause button's centre, in two moves; then a click.
+        let dx = Double(pause.midX - 160), dy = Double(pause.midY - 90)
+        rig.engine.handleInput(.pointerMove(dx: dx / 2, dy: dy / 2, time: t))
+        rig.engine.handleInput(.pointerMove(dx: dx / 2, dy: dy / 2, time: t + 0.01))
+        rig.engine.handleInput(.pointerButton(pressed: true, time: t + 0.02))
+        #expect(layer.pressed?.index == 0)
+        rig.engine.handleInput(.pointerButton(pressed: false, time: t + 0.1))
+        try rig.step(2)
+        #expect(rig.engine.playbackState == .paused)
+        // Far off screen: the pointer stops at the edge (the dimming), and a click closes the popup.
+        rig.engine.handleInput(.pointerMove(dx: -10_000, dy: -10_000, time: t + 0.2))
+        rig.engine.handleInput(.pointerButton(pressed: true, time: t + 0.21))
+        rig.engine.handleInput(.pointerButton(pressed: false, time: t + 0.25))
+        try rig.step(12)
+        #expect(!layer.presenter.isVisible("menu"))
+    }
+
     @Test("press feedback goes when a finger drags off the tap radius, and never follows a second finger")
     func pressFeedback() throws {
         let (rig, layer) = try Self.rig(modal: false)
