@@ -194,9 +194,12 @@ public final class Player {
     /// fit) apply at the next start. Returns the new playlist.
     private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
         let m = next.manifest
+        // Absolute, or the engine would take a relative `--library` folder as relative to the old catalog.
+        let directory = next.directory.hasPrefix("/") ? next.directory
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(next.directory)
         let items = m.playlist.map { item -> PlaylistItem in
             var i = item
-            if !i.src.hasPrefix("/") { i.src = (next.directory as NSString).appendingPathComponent(i.src) }
+            if !i.src.hasPrefix("/") { i.src = (directory as NSString).appendingPathComponent(i.src) }
             return i
         }
         guard !items.isEmpty else { return old }
@@ -209,7 +212,7 @@ public final class Player {
             for i in items { engine.enqueue(i) }
         }
         engine.overlays = m.overlays.isEmpty ? nil
-            : OverlayLayer(overlays: m.overlays, catalogDirectory: next.directory, log: log.child("overlay"))
+            : OverlayLayer(overlays: m.overlays, catalogDirectory: directory, log: log.child("overlay"))
         engine.prepareOverlays()
         engine.input?.tapAction = m.tap
         engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
@@ -218,7 +221,7 @@ public final class Player {
             log.warning("the new catalog's display settings (\(m.display.mode), rotation \(m.display.rotation.rawValue), "
                         + "fit \(m.display.fit.rawValue)) apply at the next start")
         }
-        log.info("catalog \(next.directory) (version \(m.version), \(items.count) items) plays "
+        log.info("catalog \(directory) (version \(m.version), \(items.count) items) plays "
                  + (next.immediate ? "now" : "from the next item boundary"))
         return items
     }

@@ -16,9 +16,15 @@ struct CatalogSwitchTests {
     }
 
     /// Plays red (2 s clips, looped); after 0.5 s of catalog time the player is offered blue.
-    static func run(immediate: Bool) throws -> [Double: ImageBuffer] {
+    /// With `relative`, the new catalog's folder is given relative to the working folder (as a
+    /// relative `--library` makes it).
+    static func run(immediate: Bool, relative: Bool = false) throws -> [Double: ImageBuffer] {
         let (redDir, red) = try Self.catalog("red", seconds: 2)
-        let (blueDir, blue) = try Self.catalog("blue", seconds: 2)
+        var (blueDir, blue) = try Self.catalog("blue", seconds: 2)
+        if relative {
+            let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
+            blueDir = String(repeating: "../", count: up) + blueDir.drop(while: { $0 == "/" })
+        }
         let shots = try Harness.newFolder("switch-shots")
         var o = RunOptions()
         o.output = .headless
@@ -62,5 +68,13 @@ struct CatalogSwitchTests {
         #expect(Self.isRed(images[0.4]!))
         #expect(Self.isBlue(images[1.0]!))
         #expect(Self.isBlue(images[2.3]!))
+    }
+
+    @Test("a catalog folder relative to the working folder (a relative --library) plays, not resolved against the old one")
+    func relativeFolder() throws {
+        let images = try Self.run(immediate: false, relative: true)
+        #expect(Self.isRed(images[1.9]!))
+        #expect(Self.isBlue(images[2.3]!), "the new catalog starts at the boundary")
+        #expect(Self.isBlue(images[4.3]!))
     }
 }
