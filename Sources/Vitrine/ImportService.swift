@@ -19,11 +19,35 @@ public final class ImportService: @unchecked Sendable {
     /// The folder sticks are mounted under, one sub-folder each.
     public let mediaRoot: String
     /// The status banner of the engine on screen (set by the player as each run starts).
+    /// A new one (the slate restarting, or the player leaving the slate for an imported catalog) gets
+    /// the banner up on the old one: the import's progress, or its result for the rest of its 10 s.
     public var banner: StatusBanner? {
         get { lock.lock(); defer { lock.unlock() }; return bannerBoard }
-        set { lock.lock(); bannerBoard = newValue; lock.unlock() }
+        set {
+            lock.lock()
+            let changed = newValue !== bannerBoard
+            bannerBoard = newValue
+            var carried = lastBanner?.banner
+            if let h = carried?.hideAfter, let at = lastBanner?.at {
+                let left = h - (monotonicNow() - at)
+                if left > 0.5 { carried?.hideAfter = left } else { carried = nil }
+            }
+            lock.unlock()
+            if changed, let carried { newValue?.show(carried) }
+        }
     }
     private var bannerBoard: StatusBanner?
+    /// The last banner an import showed, and when (`CLOCK_MONOTONIC`).
+    private var lastBanner: (banner: Banner, at: Double)?
+
+    /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
+    private func show(_ b: Banner) {
+        lock.lock()
+        lastBanner = (b, monotonicNow())
+        let board = bannerBoard
+        lock.unlock()
+        board?.show(b)
+    }
     private let eventLog: EventLog?
     private let log: Logger
 
@@ -190,14 +214,14 @@ public final class ImportService: @unchecked Sendable {
         lock.unlock()
         log.info("importing a catalog from \(source)")
         eventLog?.writeImportStarted(source: source)
-        banner?.show(Banner(title: "Updating catalog…", detail: "Checking \(source)", progress: nil, style: .progress))
+        show(Banner(title: "Updating catalog…", detail: "Checking \(source)", progress: nil, style: .progress))
         let thread = Thread { [self] in
             var lastShown = 0.0
             let result = library.importStick(at: source, settings: settings) { p in
                 let t = monotonicNow()
                 guard t - lastShown >= 0.1 || p.phase != .copying else { return }
                 lastShown = t
-                self.banner?.show(Self.progressBanner(p))
+                self.show(Self.progressBanner(p))
             }
             finish(result, source: source, requestFile: requestFile)
         }
@@ -226,13 +250,13 @@ public final class ImportService: @unchecked Sendable {
         switch result.outcome {
         case .switched:
             log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
-            banner?.show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
+            show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
                                                                    : "Playing it after the current item",
                                progress: nil, style: .success, hideAfter: Self.resultSeconds))
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
-            banner?.show(Banner(title: result.outcome == .refused ? "Catalog update refused" : "Catalog update failed",
+            show(Banner(title: result.outcome == .refused ? "Catalog update refused" : "Catalog update failed",
                                detail: result.message, progress: nil, style: .failure, hideAfter: Self.resultSeconds))
         }
         if let requestFile {

@@ -199,9 +199,12 @@ public final class Player {
     /// fit) apply at the next start. Returns the new playlist.
     private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
         let m = next.manifest
+        // Absolute, or the engine would take a relative `--library` folder as relative to the old catalog.
+        let directory = ((next.directory.hasPrefix("/") ? next.directory
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(next.directory)) as NSString).standardizingPath
         let items = m.playlist.map { item -> PlaylistItem in
             var i = item
-            if !i.src.hasPrefix("/") { i.src = ((next.directory as NSString).standardizingPath as NSString).appendingPathComponent(i.src) }
+            if !i.src.hasPrefix("/") { i.src = (directory as NSString).appendingPathComponent(i.src) }
             return i
         }
         guard !items.isEmpty else { return old }
@@ -216,8 +219,8 @@ public final class Player {
         // The new popups, tap and idle rules and volume take over with the new catalog's first item, so
         // the item on screen keeps its own (its remaining cue points name its catalog's popups).
         let layer = m.overlays.isEmpty ? nil
-            : OverlayLayer(overlays: m.overlays, catalogDirectory: next.directory, log: log.child("overlay"))
-        let folder = (next.directory as NSString).standardizingPath + "/"
+            : OverlayLayer(overlays: m.overlays, catalogDirectory: directory, log: log.child("overlay"))
+        let folder = directory + "/"
         pendingDecorations = { [log] engine in
             guard next.immediate || engine.nowPlaying?.src.hasPrefix(folder) == true else { return false }
             engine.overlays = layer
@@ -233,7 +236,7 @@ public final class Player {
             log.warning("the new catalog's display settings (\(m.display.mode), rotation \(m.display.rotation.rawValue), "
                         + "fit \(m.display.fit.rawValue)) apply at the next start")
         }
-        log.info("catalog \(next.directory) (version \(m.version), \(items.count) items) plays "
+        log.info("catalog \(directory) (version \(m.version), \(items.count) items) plays "
                  + (next.immediate ? "now" : "from the next item boundary"))
         return items
     }

@@ -16,13 +16,18 @@ struct CatalogSwitchTests {
     }
 
     /// Plays red (2 s clips, looped; a cue point at 1.5 s opens its popup "o"); after 0.5 s of
-    /// catalog time the player is offered blue (no popups).
-    static func run(immediate: Bool) throws -> [Double: ImageBuffer] {
+    /// catalog time the player is offered blue (no popups). With `relative`, the new catalog's folder
+    /// is given relative to the working folder (as a relative `--library` makes it).
+    static func run(immediate: Bool, relative: Bool = false) throws -> [Double: ImageBuffer] {
         var (redDir, red) = try Self.catalog("red", seconds: 2)
         red.overlays = ["o": Overlay(title: "Red's popup", duration: 0.1)]
         red.overlayIDs = ["o"]
         red.playlist[0].cuePoints = [CuePoint(time: 1.5, id: "open", action: .showOverlay("o"))]
-        let (blueDir, blue) = try Self.catalog("blue", seconds: 2)
+        var (blueDir, blue) = try Self.catalog("blue", seconds: 2)
+        if relative {
+            let up = FileManager.default.currentDirectoryPath.split(separator: "/").count
+            blueDir = String(repeating: "../", count: up) + blueDir.drop(while: { $0 == "/" })
+        }
         let shots = try Harness.newFolder("switch-shots")
         var o = RunOptions()
         o.output = .headless
@@ -74,5 +79,13 @@ struct CatalogSwitchTests {
         #expect(Self.isRed(images[0.4]!))
         #expect(Self.isBlue(images[1.0]!))
         #expect(Self.isBlue(images[2.3]!))
+    }
+
+    @Test("a catalog folder relative to the working folder (a relative --library) plays, not resolved against the old one")
+    func relativeFolder() throws {
+        let images = try Self.run(immediate: false, relative: true)
+        #expect(Self.isRed(images[1.0]!))
+        #expect(Self.isBlue(images[2.3]!), "the new catalog starts at the boundary")
+        #expect(Self.isBlue(images[4.3]!))
     }
 }

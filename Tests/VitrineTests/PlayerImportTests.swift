@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Vitrine
 import VitrineCore
+import CatalogStore
 
 /// USB catalog updates in a running player (`vitrine run` on a library, headless, in real time):
 /// a stick appearing under the media folder, and `vitrine import` handing its stick to the player.
@@ -91,6 +92,33 @@ struct PlayerImportTests {
         player.terminate()
         player.waitUntilExit()
         #expect(!ImportService.isPlayerRunning(library: library))
+    }
+}
+
+extension PlayerImportTests {
+    @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
+    func resultBannerOutlivesTheSlate() throws {
+        let root = try Harness.newFolder("import-banner")
+        try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
+        try Self.stick(at: root + "/media/sda1", colour: "blue", version: 1)
+        let service = ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
+                                    mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+        let slate = StatusBanner()
+        service.banner = slate
+        var switched: LibraryCatalog?
+        #expect(Self.waitFor(20) { service.poll(now: monotonicNow()); switched = service.takeSwitchedCatalog(); return switched != nil })
+        #expect(slate.current?.title == "Updated to version 1: 1 item")
+        // The player leaves the slate: the new engine's banner shows the result too, for what is left of it.
+        let next = StatusBanner()
+        service.banner = next
+        let carried = try #require(next.current)
+        #expect(carried.title == "Updated to version 1: 1 item")
+        #expect(carried.style == .success)
+        #expect((carried.hideAfter ?? 0) > 5 && (carried.hideAfter ?? 99) <= ImportService.resultSeconds)
+        // Setting the same board again does not restart it.
+        next.hide()
+        service.banner = next
+        #expect(next.current == nil)
     }
 }
 
