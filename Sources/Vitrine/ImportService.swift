@@ -253,6 +253,11 @@ public final class ImportService: @unchecked Sendable {
             show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
                                                                    : "Playing it after the current item",
                                progress: nil, style: .success, hideAfter: Self.resultSeconds))
+        case .refused where Self.isAlreadyPlaying(source: source, library: library):
+            // The same stick again (its manifest byte for byte the catalog that plays): not a fault.
+            log.info("import from \(source): the catalog on it is the one playing (\(result.message))")
+            show(Banner(title: "Catalog is up to date", detail: result.version.map { "Version \($0) is already playing" } ?? "",
+                        progress: nil, style: .success, hideAfter: Self.resultSeconds))
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
@@ -269,6 +274,15 @@ public final class ImportService: @unchecked Sendable {
         let next = queuedRequests.isEmpty ? nil : queuedRequests.removeFirst()
         lock.unlock()
         if let next { request(next) }
+    }
+
+    /// Whether the stick's `vitrine/manifest.json` is byte for byte the `catalog.json` of the library's
+    /// `current` (an import keeps the manifest as it was on the stick).
+    static func isAlreadyPlaying(source: String, library: CatalogLibrary) -> Bool {
+        let stick = source.hasSuffix("/vitrine") || source.hasSuffix("/vitrine/") ? source : source + "/vitrine"
+        guard let a = FileManager.default.contents(atPath: stick + "/manifest.json"), !a.isEmpty,
+              let b = FileManager.default.contents(atPath: library.path + "/current/catalog.json") else { return false }
+        return a == b
     }
 
     /// What the player answers a `vitrine import` request with (`<request>.result`, JSON).

@@ -77,6 +77,14 @@ struct PlayerImportTests {
         // The same stick stays mounted: it is not imported again.
         Thread.sleep(forTimeInterval: 2.5)
         #expect(Self.events(events, "importStarted").count == 1)
+        // Pulled and plugged in again: looked at again, and found to be the catalog playing (no fault shown).
+        try FileManager.default.removeItem(atPath: media + "/sda1")
+        Thread.sleep(forTimeInterval: 2.5)
+        try Self.stick(at: media + "/sda1", colour: "blue", version: 2)
+        #expect(Self.waitFor(20) { Self.events(events, "importFinished").count >= 2 })
+        #expect(Self.waitFor(5) {
+            ((try? String(contentsOfFile: root + "/player.log", encoding: .utf8)) ?? "").contains("the catalog on it is the one playing")
+        })
 
         // `vitrine import` while the player runs: the player does it and answers.
         try Self.stick(at: root + "/third", colour: "green", version: 3)
@@ -88,7 +96,7 @@ struct PlayerImportTests {
         #expect(older.code == 65)
         #expect(older.err.contains("version 1 is not newer than the last accepted version 3"), "\(older.err)")
         #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"green\"") } })
-        #expect(Self.events(events, "importFinished").count == 3)
+        #expect(Self.events(events, "importFinished").count == 4)
         player.terminate()
         player.waitUntilExit()
         #expect(!ImportService.isPlayerRunning(library: library))
