@@ -14,6 +14,9 @@ public struct FileStatus: Sendable, Equatable {
     /// Device and inode: the file's identity.
     public var device: UInt64
     public var inode: UInt64
+    /// Last status change (`st_ctim`), in nanoseconds since the epoch: changes when the file is
+    /// written, renamed over or has its attributes changed.
+    public var changeTime: Int64
 
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
@@ -26,5 +29,6 @@ public struct FileStatus: Sendable, Equatable {
         permissions = UInt32(st.st_mode & 0o7777)
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
+        changeTime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
     }
 }

@@ -203,30 +203,32 @@ extension PixelTarget {
     /// `dim(_:color:alpha:)` over everything, in one pass that never reads this target.
     public func copyDimmed(from source: PixelTarget, color: UInt32, alpha: Double) {
         precondition(source.width == width && source.height == height, "copy between different sizes")
-        let a = UInt32(max(0, min(255, (alpha * 255).rounded())))
-        guard a > 0 else { copy(from: source); return }
-        let add = PixelTarget.scale(color | 0xFF00_0000, a)
-        let inv = 255 - a
+        let t = Tint(color: color, alpha: alpha).packed
+        guard t.keep < 255 else { copy(from: source); return }
         for y in 0..<height {
             let src = (source.base + y * source.stride).assumingMemoryBound(to: UInt32.self)
             let dst = (base + y * stride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<width { dst[x] = (add &+ PixelTarget.scale(src[x], inv)) | 0xFF00_0000 }
+            for x in 0..<width { dst[x] = PixelTarget.dimmed(src[x], t) }
         }
+    }
+
+    /// An opaque pixel under a dimming layer (`Tint.packed`): colour·alpha + pixel·(1 − alpha).
+    @inline(__always)
+    static func dimmed(_ p: UInt32, _ t: (color: UInt32, keep: UInt32)) -> UInt32 {
+        (t.color &+ PixelTarget.scale(p, t.keep)) | 0xFF00_0000
     }
 
     /// Blends one premultiplied ARGB colour (`0xAARRGGBB`, alpha `alpha` 0…1) over `rect` (clipped):
     /// the dimming layer behind a popup.
     public func dim(_ rect: PixelRect, color: UInt32, alpha: Double) {
-        let a = UInt32(max(0, min(255, (alpha * 255).rounded())))
-        guard a > 0 else { return }
-        let src = PixelTarget.scale(color | 0xFF00_0000, a)
-        let inv = 255 - a
+        let t = Tint(color: color, alpha: alpha).packed
+        guard t.keep < 255 else { return }
         let x0 = max(0, rect.x), y0 = max(0, rect.y)
         let x1 = min(width, rect.x + rect.width), y1 = min(height, rect.y + rect.height)
         guard x1 > x0, y1 > y0 else { return }
         for y in y0..<y1 {
             let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
-            for x in x0..<x1 { row[x] = (src &+ PixelTarget.scale(row[x], inv)) | 0xFF00_0000 }
+            for x in x0..<x1 { row[x] = PixelTarget.dimmed(row[x], t) }
         }
     }
 

@@ -158,9 +158,9 @@ public final class ImportService: @unchecked Sendable {
     /// The identity of a mounted stick folder that holds `vitrine/manifest.json`: its device, the
     /// manifest's inode, size and change time; nil when there is no manifest (yet).
     static func stickIdentity(_ folder: String) -> String? {
-        var dir = stat(), manifest = stat()
-        guard stat(folder, &dir) == 0, stat(folder + "/vitrine/manifest.json", &manifest) == 0 else { return nil }
-        return "\(dir.st_dev):\(manifest.st_ino):\(manifest.st_size):\(manifest.st_ctim.tv_sec).\(manifest.st_ctim.tv_nsec)"
+        guard let dir = try? FileSystem.status(folder, followLinks: true),
+              let manifest = try? FileSystem.status(folder + "/vitrine/manifest.json", followLinks: true) else { return nil }
+        return "\(dir.device):\(manifest.inode):\(manifest.size):\(manifest.changeTime)"
     }
 
     private func scanSticks() {

@@ -294,7 +294,7 @@ def classify(img, inactive_ref=None):
         # px); a firmware logo is a picture in the middle of a black screen.
         box = _bbox(black.to_bytes(n, "big"), w, h)
         d["bbox"] = box
-        d["grey_box"] = _bbox(grey.to_bytes(n, "big").translate(bytes([1, 0]) + bytes(254)), w, h)
+        d["grey_box"] = _mask_bbox(grey, w, h)
         if box:
             x0, y0, x1, y1 = box
             bw, bh = x1 - x0 + 1, y1 - y0 + 1
@@ -336,10 +336,9 @@ def popup_boxes(img, min_fraction=0.02):
     count = _count(panel, n)
     if count < n * min_fraction:
         return None
-    invert = bytes([1, 0]) + bytes(254)  # _bbox wants 0 where the colour is
-    box = _bbox(panel.to_bytes(n, "big").translate(invert), w, h)
+    box = _mask_bbox(panel, w, h)
     button = _colour_mask(img, BUTTON_RGB, 12)
-    bbox = _bbox(button.to_bytes(n, "big").translate(invert), w, h) if _count(button, n) >= 50 else None
+    bbox = _mask_bbox(button, w, h) if _count(button, n) >= 50 else None
     return {"panel": box, "panel_px": count, "button": bbox}
 
 
@@ -363,10 +362,15 @@ def banner_box(img):
     grey = 0
     for lo, hi in ((96, 159), (160, 255)):
         grey |= _mask(r, lo, hi) & _mask(g, lo, hi) & _mask(b, lo, hi)
-    box = _bbox(grey.to_bytes(n, "big").translate(bytes([1, 0]) + bytes(254)), w, h)
+    box = _mask_bbox(grey, w, h)
     if box and box[1] < h // 2:
         return None
     return {"banner": best[0], "banner_box": box}
+
+
+def _mask_bbox(mask, w, h):
+    """(x0, y0, x1, y1) of the pixels set in a _mask() result, or None."""
+    return _bbox(mask.to_bytes(w * h, "big").translate(bytes([1, 0]) + bytes(254)), w, h)
 
 
 def _bbox(blackbytes, w, h):
