@@ -15,6 +15,8 @@ final class DRMOutput: VideoOutput {
     /// Completed page flips (the first modeset counts as one: it is on screen when it returns).
     private(set) var flips = 0
     var completedFlips: Int { flips }
+    /// Seconds spent blocked waiting for page flips and vblanks since the output opened.
+    private(set) var waitedSeconds = 0.0
     /// Called after every completed page flip with its kernel timestamp (monotonic seconds).
     var onPageFlip: ((Double) -> Void)?
 
@@ -67,14 +69,17 @@ final class DRMOutput: VideoOutput {
             try waitForPendingFlip()
         } else {
             let next = lastFlip + 1 / refreshRate
-            let wait = next - monotonicNow()
+            let start = monotonicNow(), wait = next - start
             if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.1)) }
+            waitedSeconds += monotonicNow() - start
             lastFlip = max(next, monotonicNow() - 1 / refreshRate)
         }
     }
 
     private func waitForPendingFlip() throws {
         guard scanout.isFlipPending else { return }
+        let start = monotonicNow()
+        defer { waitedSeconds += monotonicNow() - start }
         if let flip = try scanout.waitForPageFlip(timeout: 1) {
             lastFlip = flip.time > 0 ? flip.time : monotonicNow()
             flips += 1

@@ -84,10 +84,15 @@ public final class EventLog: @unchecked Sendable {
                   ("cuePoints", "[" + c.cuePoints.map { "{\"id\":\(quote($0.id)),\"time\":\(num($0.time))}" }.joined(separator: ",") + "]")]
         case let .action(a, source): f += [("action", quote(describe(a))), ("source", quote(source))]
         case let .audioGap(from, to, ms): f += [("from", quote(from)), ("to", quote(to)), ("milliseconds", num(ms))]
-        case let .overlayAnimation(phases, seconds, vblanks, missed, presented, dropped):
-            f += [("phases", "[" + phases.map(quote).joined(separator: ",") + "]"), ("seconds", num(seconds)),
-                  ("vblanks", String(vblanks)), ("missedVblanks", String(missed)),
-                  ("framesPresented", String(presented)), ("framesDropped", String(dropped))]
+        case let .overlayAnimation(r):
+            f += [("phases", "[" + r.phases.map(quote).joined(separator: ",") + "]"), ("seconds", num(r.seconds)),
+                  ("vblanks", String(r.vblanks)), ("missedVblanks", String(r.missedVblanks)),
+                  ("framesPresented", String(r.framesPresented)), ("framesDropped", String(r.framesDropped)),
+                  ("droppedDecoderLate", String(r.dropped.decoderLate)), ("droppedRunLoopLate", String(r.dropped.runLoopLate)),
+                  ("droppedDisplayStall", String(r.dropped.displayStall)), ("droppedItemEnded", String(r.dropped.itemEnded)),
+                  ("longestWaitMs", num(r.longestWaitMs)),
+                  ("drawMeanMs", num(r.drawMeanMs)), ("drawMaxMs", num(r.drawMaxMs)), ("periodMs", num(r.periodMs)),
+                  ("stepsYielded", String(r.stepsYielded))]
         }
         return "{" + f.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }

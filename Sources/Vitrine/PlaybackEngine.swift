@@ -403,6 +403,10 @@ public final class PlaybackEngine {
     /// One vblank: advance the clock, schedule items, pick the frame due, present it, fire cue
     /// points and events. Returns false once the queue is exhausted and nothing plays.
     func step() throws -> Bool {
+        let waited = output.waitedSeconds
+        waitSinceLastStep = waited - waitedAtLastStep
+        waitedAtLastStep = waited
+        drawnThisStep = nil
         let tDisplay = output.nextPresentationTime()
         position = clock(at: tDisplay)
         let hostTime = output.monotonicTime(ofPresentation: tDisplay)
@@ -493,18 +497,29 @@ public final class PlaybackEngine {
         return true
     }
 
-    /// A popup animation in progress: what the video did under it (see `PlayerEvent.overlayAnimation`).
+    /// A popup animation in progress: what the video did under it (see `AnimationReport`).
     private struct AnimationWindow {
-        var phases: [String]
+        var report: AnimationReport
         var start: Double, last: Double
-        var vblanks = 1, missed = 0
-        var presented: Int, dropped: Int
+        var presented: Int, dropped: DroppedFrames, yielded: Int
+        var draws = 0, drawSum = 0.0
     }
     private var animation: AnimationWindow?
     /// Seconds the last redraw took (composition only, not the wait for the flip).
     private var lastDrawSeconds = 0.0
-    /// Whether the last vblank skipped a popup-only redraw.
-    private var skippedPopupStep = false
+    /// Composition seconds of this step's redraw, nil when it did not redraw.
+    private var drawnThisStep: Double?
+    /// Redraws counted as taking at least this long (seconds): lets tests stand in for a slow CPU.
+    var drawSecondsFloor = 0.0
+    /// Popup-only redraws left out so far to keep a video frame on time (see `present`).
+    private(set) var popupStepsYielded = 0
+    /// `output.waitedSeconds` at the start of the last step, and the wait between that step and this one.
+    private var waitedAtLastStep = 0.0
+    /// The video item on screen and the frame counts when it started, for its "played" journal line.
+    private var itemVideo: (entry: Timeline.Entry, presented: Int, dropped: DroppedFrames)?
+    /// The entry and its local time at the last `pickFrame`, to tell a late decoder from a late run loop.
+    private var lastPick: (entry: Timeline.Entry, local: Double)?
+    private var waitSinceLastStep = 0.0
 
     /// Measures frame drops while any popup animates, and reports each animation when it ends.
     private func trackAnimation(at hostTime: Double) {
@@ -512,28 +527,38 @@ public final class PlaybackEngine {
             .map { "\($0.id):\($0.phase == .appearing ? "appearing" : "disappearing")" } ?? []
         if !animating.isEmpty {
             if var a = animation {
-                a.missed += max(0, Int(((hostTime - a.last) / period).rounded()) - 1)
+                a.report.missedVblanks += max(0, Int(((hostTime - a.last) / period).rounded()) - 1)
                 a.last = hostTime
-                a.vblanks += 1
-                for p in animating where !a.phases.contains(p) { a.phases.append(p) }
+                a.report.vblanks += 1
+                a.report.longestWaitMs = max(a.report.longestWaitMs, waitSinceLastStep * 1000)
+                for p in animating where !a.report.phases.contains(p) { a.report.phases.append(p) }
+                if let d = drawnThisStep { a.draws += 1; a.drawSum += d; a.report.drawMaxMs = max(a.report.drawMaxMs, d * 1000) }
                 animation = a
             } else {
-                animation = AnimationWindow(phases: animating, start: hostTime, last: hostTime,
-                                            presented: stats.framesPresented, dropped: stats.framesDropped)
+                let report = AnimationReport(phases: animating, seconds: 0, vblanks: 1, missedVblanks: 0, framesPresented: 0,
+                                             dropped: DroppedFrames(), longestWaitMs: 0,
+                                             drawMeanMs: 0, drawMaxMs: (drawnThisStep ?? 0) * 1000, periodMs: period * 1000,
+                                             stepsYielded: 0)
+                animation = AnimationWindow(report: report, start: hostTime, last: hostTime,
+                                            presented: stats.framesPresented, dropped: stats.dropped, yielded: popupStepsYielded,
+                                            draws: drawnThisStep == nil ? 0 : 1, drawSum: drawnThisStep ?? 0)
             }
         } else if let a = animation {
             animation = nil
-            let presented = stats.framesPresented - a.presented, dropped = stats.framesDropped - a.dropped
-            log.info("popup animation \(a.phases.joined(separator: ", ")): \(String(format: "%.3f", a.last - a.start)) s, "
-                     + "\(a.vblanks) vblanks, \(a.missed) missed, \(presented) video frames presented, \(dropped) dropped")
-            events.post(.overlayAnimation(phases: a.phases, seconds: a.last - a.start, vblanks: a.vblanks, missedVblanks: a.missed,
-                                          framesPresented: presented, framesDropped: dropped))
+            var r = a.report
+            r.seconds = a.last - a.start
+            r.framesPresented = stats.framesPresented - a.presented
+            r.dropped = stats.dropped - a.dropped
+            r.stepsYielded = popupStepsYielded - a.yielded
+            r.drawMeanMs = a.draws > 0 ? a.drawSum / Double(a.draws) * 1000 : 0
+            log.info(r.summary)
+            events.post(.overlayAnimation(r))
         }
     }
 
     private func switchTo(_ entry: Timeline.Entry) {
         if let c = currentFrame, !currentFrameShown, let old = currentEntry {
-            stats.framesDropped += 1
+            stats.dropped.itemEnded += 1
             log.debug("dropped frame at \(c.pts) s of \(old.item.id): its item ended first")
         }
         let isSeekRestart = entry.renderingStarted
@@ -543,6 +568,7 @@ public final class PlaybackEngine {
         guard !isSeekRestart else { return }
         entry.renderingStarted = true
         stats.itemsStarted += 1
+        itemVideo = (entry, stats.framesPresented, stats.dropped)
         // A crossfade into this item starts from what is on screen now.
         if let t = entry.item.transition, t.type == .crossfade, t.duration > 0, let shown = drawn {
             let size = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
@@ -565,6 +591,7 @@ public final class PlaybackEngine {
 
     private func pickFrame(_ entry: Timeline.Entry) {
         let local = position - entry.start
+        defer { lastPick = (entry, local) }
         let q = entry.source.video
         // Show the latest frame due by this vblank (PTS within half a period); frames passed over
         // were late and count as dropped. A virtual clock waits for the decoder instead, so
@@ -582,8 +609,18 @@ public final class PlaybackEngine {
                 }
                 _ = q.pop()
                 if let c = currentFrame, !currentFrameShown {
-                    stats.framesDropped += 1
-                    log.debug("dropped frame at \(c.pts) s of \(entry.item.id): late for the vblank at \(local) s")
+                    let why: String
+                    if let last = lastPick, last.entry === entry, c.pts <= last.local + period / 2 {
+                        stats.dropped.decoderLate += 1      // due at the vblank before, but not decoded then
+                        why = "decoded late"
+                    } else if waitSinceLastStep > max(f.pts - c.pts, period) {
+                        stats.dropped.displayStall += 1     // blocked on the display for longer than the frame lasts
+                        why = "waited \(Int(waitSinceLastStep * 1000)) ms on the display"
+                    } else {
+                        stats.dropped.runLoopLate += 1
+                        why = "the run loop was late"
+                    }
+                    log.debug("dropped frame at \(c.pts) s of \(entry.item.id) at the vblank at \(local) s: \(why)")
                 }
                 currentFrame = f
                 currentFrameShown = false
@@ -617,17 +654,20 @@ public final class PlaybackEngine {
         let canvas = compositor.canvasSize(screenWidth: output.width, screenHeight: output.height)
         let overlayKey = (overlays?.drawKey(at: hostTime) ?? "") + "|"
             + bannerLayer.drawKey(at: hostTime, canvasWidth: canvas.width, canvasHeight: canvas.height)
-        // A popup step alone (the picture unchanged) is skipped on every other vblank while drawing
-        // takes more than half a period: the video's own frames keep their vblanks on a slow CPU.
+        // A popup step alone (the picture unchanged) gives way to the video on a slow CPU: when drawing
+        // takes over half a period and the next video frame falls due before this drawing would be
+        // done, the vblank is left to that frame. The popups then animate at the video's rate, and
+        // the video drops no frame for them.
         let popupStepOnly = shown == drawn && overlayKey != drawnOverlayKey && now - lastPresent < 1
-        let yieldToVideo = popupStepOnly && !skippedPopupStep && lastDrawSeconds > period / 2
-        skippedPopupStep = yieldToVideo
+        let yieldToVideo = popupStepOnly && lastDrawSeconds > period / 2
+            && videoFrameDue(before: position + lastDrawSeconds + period / 2)
+        if yieldToVideo { popupStepsYielded += 1 }
         if !yieldToVideo && (shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1) {
             let c = shown
             let layer = overlays, banner = bannerLayer
             let popups = layer?.isDrawing ?? false, bannerUp = banner.isShowing
             var drawStart = 0.0, drawEnd = 0.0
-            defer { lastDrawSeconds = drawEnd - drawStart }
+            defer { lastDrawSeconds = max(drawEnd - drawStart, drawSecondsFloor); drawnThisStep = lastDrawSeconds }
             try output.present { target in
                 drawStart = monotonicNow()
                 defer { drawEnd = monotonicNow() }
@@ -688,12 +728,25 @@ public final class PlaybackEngine {
         }
     }
 
+    /// Whether the current item's next decoded video frame becomes due (within half a period of its
+    /// PTS, as `pickFrame` takes it) before catalog time `t`. False while paused, for stills, and
+    /// when no frame is decoded yet.
+    private func videoFrameDue(before t: Double) -> Bool {
+        guard queue.state == .playing, let e = currentEntry, !e.source.isStill, let next = e.source.video.peek() else { return false }
+        return e.start + next.pts - period / 2 < t
+    }
+
     private func post(_ changes: Timeline.Changes, hostTime: Double) {
         for (e, why) in changes.failed {
             stats.itemsFailed += 1
             events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.framesRendered))
         }
         for e in changes.retired where e.renderingStarted {
+            if let w = itemVideo, w.entry === e, e.source.hasVideo, !e.source.isStill {
+                itemVideo = nil
+                log.info("played \(e.item.id): \(stats.framesPresented - w.presented) video frames presented, "
+                                  + (stats.dropped - w.dropped).summary)
+            }
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }

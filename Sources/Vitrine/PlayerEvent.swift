@@ -41,12 +41,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case action(Action, source: String)
     /// An audio format change at an item boundary and the measured gap in milliseconds.
     case audioGap(from: String, to: String, milliseconds: Double)
-    /// A popup animation (show or hide, `phases` like `["menu:appearing"]`) ended: how smoothly the
-    /// video played under it. `seconds` from its first to its last vblank; `missedVblanks` counts
-    /// vblanks the run loop did not present at (gaps between presentation times over 1.5 periods);
-    /// `framesPresented`/`framesDropped` count video frames shown and skipped meanwhile.
-    case overlayAnimation(phases: [String], seconds: Double, vblanks: Int, missedVblanks: Int,
-                          framesPresented: Int, framesDropped: Int)
+    /// A popup animation (show or hide) ended: how smoothly the video played under it.
+    case overlayAnimation(AnimationReport)
 
     /// Lifecycle events are replayed to observers that join mid-session; cue points, actions and
     /// progress are not.
@@ -142,5 +138,75 @@ public final class EventHub: Sendable {
             let c = Array(s.observers.values); s.observers.removeAll(); return c
         }
         conts.forEach { $0.finish() }
+    }
+}
+
+/// Video frames passed over, by cause. A frame is *dropped* when a later one became due before a
+/// vblank could show it; the cause is judged between the vblank before the drop and the vblank at it.
+public struct DroppedFrames: Sendable, Equatable {
+    /// The frame was already due at the vblank before, but its decoder had not delivered it yet.
+    public var decoderLate = 0
+    /// The run loop was blocked in the kernel, waiting for a page flip or vblank
+    /// (`VideoOutput.waitedSeconds`), for longer than one video frame lasts: the display or the
+    /// whole machine stood still while the player had nothing to do but wait.
+    public var displayStall = 0
+    /// The run loop's own step (input, composition, the flip) took longer than a video frame lasts,
+    /// or the operating system did not run it: drawing too slow, or a CPU too busy.
+    public var runLoopLate = 0
+    /// Frames still unshown when their item ended.
+    public var itemEnded = 0
+
+    public init() {}
+    public var total: Int { decoderLate + displayStall + runLoopLate + itemEnded }
+
+    public static func - (a: DroppedFrames, b: DroppedFrames) -> DroppedFrames {
+        var d = DroppedFrames()
+        d.decoderLate = a.decoderLate - b.decoderLate
+        d.displayStall = a.displayStall - b.displayStall
+        d.runLoopLate = a.runLoopLate - b.runLoopLate
+        d.itemEnded = a.itemEnded - b.itemEnded
+        return d
+    }
+
+    /// Like `3 dropped (decoder 0, run loop 3, display 0, item end 0)`.
+    public var summary: String {
+        "\(total) dropped (decoder \(decoderLate), run loop \(runLoopLate), display \(displayStall), item end \(itemEnded))"
+    }
+}
+
+/// How the video played while a popup animated, from its first to its last vblank.
+public struct AnimationReport: Sendable, Equatable {
+    /// What animated, like `["menu:appearing"]`, in the order they started.
+    public var phases: [String]
+    /// Seconds from the first to the last vblank of the animation (monotonic clock).
+    public var seconds: Double
+    /// Vblanks the run loop stepped through.
+    public var vblanks: Int
+    /// Vblanks the run loop did not present at: gaps between presentation times over 1.5 periods.
+    public var missedVblanks: Int
+    /// New video frames shown.
+    public var framesPresented: Int
+    /// Video frames passed over, by cause.
+    public var dropped: DroppedFrames
+    /// The longest wait for a page flip or vblank between two steps, in milliseconds.
+    public var longestWaitMs: Double
+    /// Composition time per redraw (video, dimming and popups into the back buffer), in milliseconds.
+    public var drawMeanMs: Double
+    public var drawMaxMs: Double
+    /// The vblank period in milliseconds, for scale.
+    public var periodMs: Double
+    /// Vblanks at which the popups did not move so a video frame due soon kept its vblank (drawing
+    /// took over half a period: a slow CPU).
+    public var stepsYielded: Int
+
+    public var framesDropped: Int { dropped.total }
+
+    /// One line for the journal, parsed by `tools/vm-test`.
+    public var summary: String {
+        let f = { (v: Double) in String(format: "%.1f", v) }
+        return "popup animation \(phases.joined(separator: ", ")): \(String(format: "%.3f", seconds)) s, \(vblanks) vblanks, "
+            + "\(missedVblanks) missed, \(framesPresented) video frames presented, \(dropped.summary); longest wait "
+            + "\(f(longestWaitMs)) ms; drawing \(f(drawMeanMs)) ms mean, \(f(drawMaxMs)) ms max (period \(f(periodMs)) ms); "
+            + "\(stepsYielded) popup steps left to the video"
     }
 }

@@ -44,7 +44,9 @@ public struct RunOptions: Sendable {
 /// What a run did, printed when `run` exits.
 public struct RunStatistics: Sendable, CustomStringConvertible {
     public var framesPresented = 0
-    public var framesDropped = 0
+    /// Video frames passed over, by cause.
+    public var dropped = DroppedFrames()
+    public var framesDropped: Int { dropped.total }
     public var vblanks = 0
     public var xruns = 0
     /// Audio frames replaced by silence because a decoder fell behind.
@@ -66,7 +68,7 @@ public struct RunStatistics: Sendable, CustomStringConvertible {
         output: \(output)
         audio: \(audio)
         frames presented: \(framesPresented)
-        frames dropped: \(framesDropped)
+        frames dropped: \(dropped.summary)
         xruns: \(xruns)
         audio underflow: \(audioUnderflowFrames) frames
         A/V offset: mean \(String(format: "%.2f", avOffsetMeanMs)) ms, max \(String(format: "%.2f", avOffsetMaxMs)) ms (\(avSamples) frames)

@@ -23,6 +23,9 @@ protocol VideoOutput: AnyObject {
     func idle() throws
     /// Page flips (or virtual vblanks) completed so far; the watchdog is fed when this grows.
     var completedFlips: Int { get }
+    /// Seconds the output has spent blocked waiting for page flips or vblanks (monotonic clock;
+    /// 0 for a virtual clock that runs as fast as possible).
+    var waitedSeconds: Double { get }
     /// Reads the picture on screen (for snapshots).
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows
     /// Releases the display, restoring what was shown before.
@@ -50,6 +53,7 @@ final class HeadlessOutput: VideoOutput {
     private let front: ImageBuffer
     private(set) var vblankCount = 0
     var completedFlips: Int { vblankCount }
+    private(set) var waitedSeconds = 0.0
     private var origin: Double = monotonicNow()
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?
@@ -76,7 +80,11 @@ final class HeadlessOutput: VideoOutput {
         let t = Double(vblankCount) / refreshRate
         if realtime {
             let wait = origin + t - monotonicNow()
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            if wait > 0 {
+                let start = monotonicNow()
+                Thread.sleep(forTimeInterval: wait)
+                waitedSeconds += monotonicNow() - start
+            }
         }
         vblankCount += 1
         if let onVblank { try front.withTarget { try onVblank($0, t) } }

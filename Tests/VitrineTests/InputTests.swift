@@ -146,8 +146,8 @@ struct InputTests {
                                      cuePoints: [CuePoint(time: 0.5, id: "open", action: .showOverlay("menu")),
                                                  CuePoint(time: 1.5, id: "close", action: .hideOverlays)]))
         try rig.run(until: 2.5)
-        let reports = recorder.events.compactMap { e -> (phases: [String], seconds: Double, vblanks: Int, missed: Int, presented: Int, dropped: Int)? in
-            if case let .overlayAnimation(p, s, v, m, fp, fd) = e { return (p, s, v, m, fp, fd) } else { return nil }
+        let reports = recorder.events.compactMap { e -> AnimationReport? in
+            if case let .overlayAnimation(r) = e { return r } else { return nil }
         }
         try #require(reports.count == 2)
         #expect(reports[0].phases == ["menu:appearing"])
@@ -156,9 +156,12 @@ struct InputTests {
             // 0.5 s at 30 Hz: 15 vblanks (first to last 14 periods), each with a new 30 fps video frame.
             #expect((14...16).contains(r.vblanks), "vblanks \(r.vblanks)")
             #expect(abs(r.seconds - Double(r.vblanks - 1) / 30) < 1e-6)
-            #expect(r.missed == 0)
-            #expect(r.dropped == 0)
-            #expect(r.presented == r.vblanks)
+            #expect(r.missedVblanks == 0)
+            #expect(r.framesDropped == 0)
+            #expect(r.dropped == DroppedFrames())
+            #expect(r.framesPresented == r.vblanks)
+            #expect(r.periodMs == 1000.0 / 30)
+            #expect(r.drawMaxMs > 0 && r.drawMeanMs > 0 && r.drawMeanMs <= r.drawMaxMs)
         }
     }
 

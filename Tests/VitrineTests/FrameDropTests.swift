@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import Media
+@testable import Vitrine
+import VitrineCore
+
+/// The headless output with injected stalls: the next vblank comes `vblanks` periods late, either
+/// while the run loop waits on the display (`waiting`, counted in `waitedSeconds`, as when an
+/// emulator's host stops the guest) or with no wait (as when the run loop's own step overruns).
+final class StallingOutput: VideoOutput {
+    let inner: HeadlessOutput
+    private var skipped = 0
+    /// Vblanks that brought a new picture (`present`), and those that kept the last one (`idle`).
+    private(set) var presents = 0, idles = 0
+    private var pending: (vblanks: Int, waiting: Bool)?
+    private(set) var waitedSeconds = 0.0
+
+    init(width: Int, height: Int, refreshRate: Double) {
+        inner = HeadlessOutput(width: width, height: height, refreshRate: refreshRate, realtime: false)
+    }
+
+    func stall(vblanks: Int, waiting: Bool) { pending = (vblanks, waiting) }
+
+    var width: Int { inner.width }
+    var height: Int { inner.height }
+    var refreshRate: Double { inner.refreshRate }
+    var summary: String { "stalling " + inner.summary }
+    var isVirtual: Bool { true }
+    var completedFlips: Int { inner.completedFlips }
+    func nextPresentationTime() -> Double { inner.nextPresentationTime() + Double(skipped) / refreshRate }
+    func monotonicTime(ofPresentation t: Double) -> Double { inner.monotonicTime(ofPresentation: t) }
+    func present(_ draw: (PixelTarget) throws -> Void) throws { presents += 1; try inner.present(draw); applyStall() }
+    func idle() throws { idles += 1; try inner.idle(); applyStall() }
+    func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows { try inner.withFrontBuffer(body) }
+    func close() {}
+
+    private func applyStall() {
+        guard let p = pending else { return }
+        pending = nil
+        skipped += p.vblanks
+        if p.waiting { waitedSeconds += Double(p.vblanks) / refreshRate }
+    }
+}
+
+@Suite("Frame drops by cause")
+struct FrameDropTests {
+    @Test("a late vblank drops the frames it passed over: put down to the display when the run loop was waiting on it, to the run loop otherwise")
+    func dropCauses() throws {
+        let dir = try Harness.newFolder("drops")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "64x36"), toPath: dir + "/media/red.mp4")
+        let output = StallingOutput(width: 64, height: 36, refreshRate: 30)
+        let (log, logged) = LogSink.memory()
+        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
+                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1,
+                                    log: Logger(label: "test", sink: log))
+        engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4"))
+        func run(until t: Double) throws { while engine.catalogTime < t - 1e-9 { guard try engine.step() else { return } } }
+
+        // 30 fps on 30 Hz: one new frame per vblank, none dropped.
+        try run(until: 1)
+        #expect(engine.stats.framesDropped == 0)
+        let presented = engine.stats.framesPresented
+
+        // The display stalls for 4 periods while the run loop waits: the next vblank shows the frame
+        // due then, and the 4 frames due at the vblanks it missed are dropped, each for a display stall.
+        output.stall(vblanks: 4, waiting: true)
+        try run(until: 1.5)
+        var expected = DroppedFrames()
+        expected.displayStall = 4
+        #expect(engine.stats.dropped == expected)
+
+        // The same late vblank with no wait: the run loop itself overran.
+        output.stall(vblanks: 4, waiting: false)
+        try run(until: 2)
+        expected.runLoopLate = 4
+        #expect(engine.stats.dropped == expected)
+        // 1 s of catalog time at 30 fps less the 8 frames passed over: all the others presented.
+        #expect(engine.stats.framesPresented - presented == 30 - 8)
+
+        let lines = logged().map(\.message).filter { $0.contains("dropped frame at") }
+        #expect(lines.count == 8)
+        #expect(lines.filter { $0.contains("waited 133 ms on the display") }.count == 4)
+        #expect(lines.filter { $0.contains("the run loop was late") }.count == 4)
+    }
+
+    /// A 0.5 s slide-in over 30 fps video on a 60 Hz output; returns the animation's report and the
+    /// vblanks with a new picture and without one while it ran.
+    static func slideIn(drawSecondsFloor: Double) throws -> (report: AnimationReport, presents: Int, idles: Int) {
+        let dir = try Harness.newFolder("yield")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
+        let output = StallingOutput(width: 320, height: 180, refreshRate: 60)
+        let log = Logger(label: "test", sink: LogSink.memory().0)
+        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
+                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1, log: log)
+        engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 0.5)],
+                                       catalogDirectory: dir, log: log)
+        engine.drawSecondsFloor = drawSecondsFloor
+        let recorder = EventRecorder()
+        engine.events.observe { recorder.add($0) }
+        engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4",
+                                 cuePoints: [CuePoint(time: 0.5, id: "open", action: .showOverlay("menu"))]))
+        while engine.catalogTime < 0.5 { _ = try engine.step() }
+        let (p0, i0) = (output.presents, output.idles)
+        while engine.catalogTime < 1.2 { _ = try engine.step() }
+        let reports = recorder.events.compactMap { e -> AnimationReport? in if case let .overlayAnimation(r) = e { r } else { nil } }
+        try #require(reports.count == 1)
+        // After the animation (0.5 s) the popup stands still: only video frames redraw.
+        return (reports[0], output.presents - p0, output.idles - i0)
+    }
+
+    @Test("popup steps give way to video frames when drawing takes over half a period; otherwise the popup moves at every vblank")
+    func popupStepsYieldOnSlowCPU() throws {
+        // Fast drawing: the slide moves at every one of its 60 Hz vblanks, video frames or not.
+        let fast = try Self.slideIn(drawSecondsFloor: 0)
+        #expect(fast.report.stepsYielded == 0)
+        #expect(fast.report.framesDropped == 0)
+        #expect((29...31).contains(fast.report.vblanks), "vblanks \(fast.report.vblanks)")
+        #expect(fast.report.framesPresented * 2 <= fast.report.vblanks + 1)
+
+        // Drawing counted as 12 ms (over half the 16.7 ms period): every vblank between two video
+        // frames is left to the next frame, so the popup moves only with the 30 fps video.
+        let slow = try Self.slideIn(drawSecondsFloor: 0.012)
+        #expect(slow.report.framesDropped == 0)
+        #expect(slow.report.framesPresented == fast.report.framesPresented)
+        #expect(abs(slow.report.stepsYielded - slow.report.vblanks / 2) <= 1, "yielded \(slow.report.stepsYielded) of \(slow.report.vblanks)")
+        // 0.7 s at 60 Hz: 42 vblanks, 21 of them with a video frame; fast also redraws the 15 slide steps between.
+        #expect(slow.presents == 21 && slow.idles == 21, "slow: \(slow.presents) presents, \(slow.idles) idles")
+        #expect(fast.presents == 36 && fast.idles == 6, "fast: \(fast.presents) presents, \(fast.idles) idles")
+    }
+}
