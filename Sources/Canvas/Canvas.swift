@@ -123,6 +123,24 @@ public final class Canvas {
         cairo_surface_flush(surface)
     }
 
+    /// A new canvas of the same size holding the same pixels (alpha included), to draw on without
+    /// touching this one.
+    ///
+    /// - Throws: `CanvasError` when Cairo cannot make the new surface (out of memory).
+    /// The corresponding C functions are `cairo_set_source_surface` and `cairo_paint` with
+    /// `CAIRO_OPERATOR_SOURCE`.
+    public func copy() throws(CanvasError) -> Canvas {
+        let c = try Canvas(width: width, height: height)
+        cairo_surface_flush(surface)
+        cairo_save(c.cairo)
+        cairo_set_operator(c.cairo, CAIRO_OPERATOR_SOURCE)
+        cairo_set_source_surface(c.cairo, surface, 0, 0)
+        cairo_paint(c.cairo)
+        cairo_restore(c.cairo)
+        cairo_surface_flush(c.surface)
+        return c
+    }
+
     /// Calls `body` with the pixels: little-endian ARGB8888 (bytes B, G, R, A), premultiplied,
     /// `stride` bytes per row, `height` rows. Pending drawing is flushed first.
     ///

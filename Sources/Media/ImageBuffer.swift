@@ -81,14 +81,16 @@ public struct PixelTarget {
     public func blend(premultiplied source: PixelTarget, x: Int, y: Int, opacity: Double = 1, tint: Tint? = nil) {
         let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
         let t = tint?.packed
+        // The source columns that land on the target (clipped once, not per pixel).
+        let sx0 = max(0, -x), sx1 = min(source.width, width - x)
+        guard sx1 > sx0 else { return }
         for sy in 0..<source.height {
             let dy = y + sy
             guard dy >= 0, dy < height else { continue }
             let srow = (source.base + sy * source.stride).assumingMemoryBound(to: UInt32.self)
             let drow = (base + dy * stride).assumingMemoryBound(to: UInt32.self)
-            for sx in 0..<source.width {
+            for sx in sx0..<sx1 {
                 let dx = x + sx
-                guard dx >= 0, dx < width else { continue }
                 var s = srow[sx]
                 if a != 255 { s = PixelTarget.scale(s, a) }
                 if let t { s = PixelTarget.tinted(s, t) }
@@ -245,21 +247,23 @@ extension PixelTarget {
         let a = UInt32(max(0, min(255, (opacity * 255).rounded())))
         let t = tint?.packed
         let ox = Int(x.rounded()), oy = Int(y.rounded())
+        // The columns on the target, and the source column each samples (worked out once, not per pixel).
+        let dx0 = max(0, -ox), dx1 = min(w, self.width - ox)
+        guard dx1 > dx0 else { return }
+        let columns = (dx0..<dx1).map { min(source.width - 1, $0 * source.width / w) }
         for dy in 0..<h {
             let ty = oy + dy
             guard ty >= 0, ty < self.height else { continue }
             let sy = min(source.height - 1, dy * source.height / h)
             let srow = (source.base + sy * source.stride).assumingMemoryBound(to: UInt32.self)
-            let drow = (base + ty * stride).assumingMemoryBound(to: UInt32.self)
-            for dx in 0..<w {
-                let tx = ox + dx
-                guard tx >= 0, tx < self.width else { continue }
-                var s = srow[min(source.width - 1, dx * source.width / w)]
+            let drow = (base + ty * stride).assumingMemoryBound(to: UInt32.self) + (ox + dx0)
+            for (i, sx) in columns.enumerated() {
+                var s = srow[sx]
                 if a != 255 { s = PixelTarget.scale(s, a) }
                 if let t { s = PixelTarget.tinted(s, t) }
                 let sa = s >> 24
                 if sa == 0 { continue }
-                drow[tx] = sa == 255 ? s | 0xFF00_0000 : (s &+ PixelTarget.scale(drow[tx], 255 - sa)) | 0xFF00_0000
+                drow[i] = sa == 255 ? s | 0xFF00_0000 : (s &+ PixelTarget.scale(drow[i], 255 - sa)) | 0xFF00_0000
             }
         }
     }

@@ -12,7 +12,12 @@ final class OverlayLayer {
     let presenter: ModalPresenter
     private let log: Logger
     private let catalogDirectory: String
-    private var cache: [String: (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)] = [:]
+    private typealias Rendered = (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas)
+    /// Panels as drawn with no button pressed, by popup id.
+    private var cache: [String: Rendered] = [:]
+    /// The panel with its pressed button (a copy of the cached one with that button redrawn), so a
+    /// press and its release never lay the whole panel out again.
+    private var pressedPanel: (id: String, index: Int, from: Canvas, rendered: Rendered)?
     /// The most bytes of panel pictures kept for popups that are not on the stack. A manifest may define
     /// hundreds of popups, each a canvas-wide picture (8 MB at 1080p, 32 MB at 4K): past this, `prepare`
     /// stops and panels off the stack are dropped, to be drawn again when shown.
@@ -66,10 +71,40 @@ final class OverlayLayer {
         render(id, w, h)?.geometry
     }
 
+    /// The popup `id`'s panel for a `w`×`h` canvas, with its button pressed if one is.
     @discardableResult
-    private func render(_ id: String, _ w: Int, _ h: Int, trim: Bool = true) -> (width: Int, height: Int, geometry: OverlayGeometry, panel: Canvas, pressed: Int?)? {
-        let pressedIndex = pressed?.id == id ? pressed?.index : nil
-        if let c = cache[id], c.width == w, c.height == h, c.pressed == pressedIndex { return c }
+    private func render(_ id: String, _ w: Int, _ h: Int, trim: Bool = true) -> Rendered? {
+        guard let base = renderPanel(id, w, h, trim: trim) else { return nil }
+        guard let p = pressed, p.id == id, let overlay = presenter.overlays[id], p.index < overlay.buttons.count,
+              p.index < base.geometry.buttons.count else { return base }
+        if let c = pressedPanel, c.id == id, c.index == p.index, c.from === base.panel { return c.rendered }
+        do {
+            let panel = try base.panel.copy()
+            drawButton(overlay.buttons[p.index], in: base.geometry.buttons[p.index], pressed: true, on: panel,
+                       panelFrame: base.geometry.panel, font: fonts(w, h).label)
+            let rendered = (w, h, base.geometry, panel)
+            pressedPanel = (id, p.index, base.panel, rendered)
+            return rendered
+        } catch {
+            log.error("overlay \(id): \(error)")
+            return base
+        }
+    }
+
+    /// Draws one button (its rounded rectangle and centred label) onto `panel`, whose top left is at
+    /// `panelFrame`'s origin on the canvas.
+    private func drawButton(_ b: OverlayButton, in r: VitrineCore.Rect, pressed: Bool, on panel: Canvas,
+                            panelFrame p: VitrineCore.Rect, font: String) {
+        panel.fillRoundedRect(x: Double(r.x - p.x), y: Double(r.y - p.y), width: Double(r.width), height: Double(r.height),
+                              radius: Double(r.height) * 0.25, color: pressed ? Self.buttonPressedColor : Self.buttonColor)
+        let size = panel.measureText(b.label, width: Double(r.width), maxHeight: Double(r.height), font: font)
+        panel.drawText(b.label, x: Double(r.x - p.x), y: Double(r.y - p.y) + (Double(r.height) - size.height) / 2,
+                       width: Double(r.width), maxHeight: Double(r.height), font: font, color: 0xFFFF_FFFF, alignment: .center)
+    }
+
+    /// Lays out and draws the popup `id` for a `w`×`h` canvas with no button pressed (cached).
+    private func renderPanel(_ id: String, _ w: Int, _ h: Int, trim: Bool) -> Rendered? {
+        if let c = cache[id], c.width == w, c.height == h { return c }
         guard let overlay = presenter.overlays[id] else { return nil }
         let f = fonts(w, h)
         do {
@@ -131,15 +166,10 @@ final class OverlayLayer {
                 panel.drawText(overlay.body, x: cx, y: y, width: Double(geometry.content.width), maxHeight: bottom - y,
                                font: f.body, color: Self.bodyColor)
             }
-            for (i, (b, r)) in zip(overlay.buttons, geometry.buttons).enumerated() {
-                let color = i == pressedIndex ? Self.buttonPressedColor : Self.buttonColor
-                panel.fillRoundedRect(x: Double(r.x - p.x), y: Double(r.y - p.y), width: Double(r.width), height: Double(r.height),
-                                      radius: Double(r.height) * 0.25, color: color)
-                let size = panel.measureText(b.label, width: Double(r.width), maxHeight: Double(r.height), font: f.label)
-                panel.drawText(b.label, x: Double(r.x - p.x), y: Double(r.y - p.y) + (Double(r.height) - size.height) / 2,
-                               width: Double(r.width), maxHeight: Double(r.height), font: f.label, color: 0xFFFF_FFFF, alignment: .center)
+            for (b, r) in zip(overlay.buttons, geometry.buttons) {
+                drawButton(b, in: r, pressed: false, on: panel, panelFrame: p, font: f.label)
             }
-            let entry = (w, h, geometry, panel, pressedIndex)
+            let entry = (w, h, geometry, panel)
             cache[id] = entry
             if trim { trimCache(keeping: id) }
             return entry

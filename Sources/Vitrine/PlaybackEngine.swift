@@ -386,18 +386,27 @@ public final class PlaybackEngine {
         return videoClockOrigin!.catalog + (tMono - videoClockOrigin!.output)
     }
 
-    /// Starts the audio device (after the first item opened, so playback does not begin with silence).
-    func startAudio() {
-        guard let audio else { return }
+    /// Video frames the first item must have decoded before the clock starts (`startPlayback`).
+    static let prefillFrames = 3
+
+    /// Starts playback's clock: waits (at most 2 s) until the first item has opened, has sound
+    /// queued and `prefillFrames` video frames decoded (or turns out to have none, or fails), then
+    /// starts the audio device, so playback begins with neither silence nor a decoder still warming
+    /// up its threads (which drops the first frames as decoded late).
+    func startPlayback() {
         timeline.moreExpected = !queue.queueIsEmpty || refill != nil
         _ = timeline.maintain(position: 0)
         let deadline = monotonicNow() + 2
-        // Prefill: wait until the first item has sound queued (or turns out to have none).
-        while let e = timeline.entries.first, monotonicNow() < deadline,
-              e.source.state == .opening || e.source.hasAudio && e.source.audio.frames < 4096 && !e.source.audio.isFinished {
+        while let e = timeline.entries.first, monotonicNow() < deadline {
+            let s = e.source
+            if case .failed = s.state { break }
+            let waiting = s.state == .opening
+                || audio != nil && s.hasAudio && s.audio.frames < 4096 && !s.audio.isFinished
+                || s.hasVideo && !s.isStill && s.video.buffered < Self.prefillFrames && !s.video.isFinished
+            guard waiting else { break }
             Thread.sleep(forTimeInterval: 0.002)
         }
-        audio.start(timeline: timeline)
+        audio?.start(timeline: timeline)
     }
 
     /// One vblank: advance the clock, schedule items, pick the frame due, present it, fire cue

@@ -156,7 +156,7 @@ public final class Player {
         if startMessage == nil {
             for item in playlist { engine.enqueue(item) }
             engine.play()
-            engine.startAudio()
+            engine.startPlayback()
         }
         // Touch, pointer and keys from libinput's seat, on a real screen.
         let seat = output.isVirtual ? nil : SeatInput(log: log.child("input"))
@@ -171,6 +171,15 @@ public final class Player {
             if let next = nextCatalog?() {
                 // The slate is up (nothing could play): end this run; the caller plays the library again.
                 if startMessage != nil { log.info("a catalog arrived; leaving the slate"); break }
+                // A new mode, rotation, fit or background needs a new output (a modeset): end this run,
+                // and the caller plays the library again with the new catalog.
+                if next.manifest.display != manifest.display {
+                    let d = next.manifest.display
+                    log.info("the new catalog changes the display (mode \(d.mode), rotation \(d.rotation.rawValue), fit "
+                             + "\(d.fit.rawValue)): restarting the display with it")
+                    endedForDisplayChange = true
+                    break
+                }
                 playlist = adopt(next, engine: engine, playing: playlist)
             }
             for (id, time, source) in jumps.take() {
@@ -189,14 +198,19 @@ public final class Player {
         return stats
     }
 
+    /// Whether `run()` ended because `nextCatalog` gave a catalog with other display settings (mode,
+    /// rotation, fit, background): they need a new output, so the caller plays that catalog in a new run.
+    public private(set) var endedForDisplayChange = false
+
     /// After a switch at an item boundary: applies the new catalog's popups and rules once its first
     /// item is on screen (returns true then).
     private var pendingDecorations: ((PlaybackEngine) -> Bool)?
 
     /// Moves playback to another catalog: its items (with absolute paths, so the old catalog's files
     /// and the new one's never mix) replace the queue after the item on screen, or at once; its
-    /// popups, tap and idle rules and volume replace the old ones when its first item starts. Display settings (mode, rotation,
-    /// fit) apply at the next start. Returns the new playlist.
+    /// popups, tap and idle rules and volume replace the old ones when its first item starts. (A
+    /// catalog with other display settings ends the run instead: see `endedForDisplayChange`.)
+    /// Returns the new playlist.
     private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
         let m = next.manifest
         // Absolute, or the engine would take a relative `--library` folder as relative to the old catalog.
@@ -232,10 +246,6 @@ public final class Player {
             return true
         }
         if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
-        if m.display != manifest.display {
-            log.warning("the new catalog's display settings (\(m.display.mode), rotation \(m.display.rotation.rawValue), "
-                        + "fit \(m.display.fit.rawValue)) apply at the next start")
-        }
         log.info("catalog \(directory) (version \(m.version), \(items.count) items) plays "
                  + (next.immediate ? "now" : "from the next item boundary"))
         return items

@@ -46,6 +46,8 @@ final class FrameQueue<Element>: @unchecked Sendable {
     private var count: Int { items.count - head }
 
     var isEmpty: Bool { condition.lock(); defer { condition.unlock() }; return count == 0 }
+    /// Items waiting to be taken.
+    var buffered: Int { condition.lock(); defer { condition.unlock() }; return count }
     /// True when the producer finished and every item was taken.
     var isDrained: Bool { condition.lock(); defer { condition.unlock() }; return finished && count == 0 }
     var isFinished: Bool { condition.lock(); defer { condition.unlock() }; return finished }

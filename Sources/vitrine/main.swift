@@ -236,6 +236,15 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
 
 func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
           importer: ImportService? = nil, eventLog: EventLog? = nil) -> Exit {
+    var restart = false
+    return play(manifest: manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer,
+                eventLog: eventLog, endedForDisplayChange: &restart)
+}
+
+/// Plays one run; `endedForDisplayChange` tells whether it ended for an imported catalog with other
+/// display settings (the caller then plays the library again).
+func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
+          importer: ImportService? = nil, eventLog: EventLog? = nil, endedForDisplayChange: inout Bool) -> Exit {
     do {
         let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
         player.eventLog = eventLog
@@ -251,6 +260,8 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
         }
         let stats = try player.run()
         print(stats.description)
+        endedForDisplayChange = player.endedForDisplayChange
+        if endedForDisplayChange { return .ok }
         if slate != nil { return .dataError }
         // Nothing in the playlist could play at all: invalid media.
         if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return .dataError }
@@ -339,7 +350,12 @@ func commandRun(_ argv: [String]) throws -> Exit {
             let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
             for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
             if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-                return play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer, eventLog: eventLog)
+                var restart = false
+                let code = play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer,
+                                eventLog: eventLog, endedForDisplayChange: &restart)
+                // An imported catalog with other display settings: play the library again, with them.
+                if restart && library != nil && !Player.stopRequested { continue }
+                return code
             }
             // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
             let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")

@@ -18,6 +18,22 @@ struct CanvasTests {
         #expect(canvas.pixel(x: 320, y: 39) == 0)
     }
 
+    @Test("a copy holds the same pixels, transparent corners included, and drawing on it leaves the original")
+    func copy() throws {
+        let canvas = try Canvas(width: 40, height: 20)
+        canvas.fillRoundedRect(x: 0, y: 0, width: 40, height: 20, radius: 6, color: 0xFFF4_F6F8)
+        let copy = try canvas.copy()
+        #expect(copy.width == 40 && copy.height == 20)
+        var same = true
+        for y in 0..<20 { for x in 0..<40 where copy.pixel(x: x, y: y) != canvas.pixel(x: x, y: y) { same = false } }
+        #expect(same)
+        #expect(copy.pixel(x: 0, y: 0) == 0, "the rounded corner stays transparent")
+        #expect(copy.pixel(x: 20, y: 10) == 0xFFF4_F6F8)
+        copy.fillRoundedRect(x: 10, y: 5, width: 20, height: 10, radius: 2, color: 0xFF0B_3D91)
+        #expect(copy.pixel(x: 20, y: 10) == 0xFF0B_3D91)
+        #expect(canvas.pixel(x: 20, y: 10) == 0xFFF4_F6F8)
+    }
+
     @Test("a size of zero is refused with CAIRO_STATUS_INVALID_SIZE")
     func invalidSize() {
         let error = #expect(throws: CanvasError.self) { try Canvas(width: 0, height: 10) }

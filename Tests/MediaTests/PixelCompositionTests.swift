@@ -29,6 +29,58 @@ struct PixelCompositionTests {
         #expect(d.rgb(x: 6, y: 1) == (r: 108, g: 60, b: 32))
         #expect(source.rgb(x: 6, y: 1) == (r: 216, g: 120, b: 64))
     }
+
+    /// A 7×3 premultiplied source with opaque, half-transparent and clear pixels.
+    static func panel() -> ImageBuffer {
+        let b = ImageBuffer(width: 7, height: 3)
+        b.withTarget { t in
+            for y in 0..<3 { for x in 0..<7 {
+                let a: UInt32 = [255, 128, 0][(x + y) % 3]
+                let c = UInt32(x * 30) * a / 255 << 16 | UInt32(y * 100) * a / 255 << 8 | 0x20 * a / 255
+                t.fill(PixelRect(x: x, y: y, width: 1, height: 1), with: a << 24 | c)
+            } }
+        }
+        return b
+    }
+
+    /// What a blend at (x, y) scaled to w×h gives at target pixel (tx, ty), written pixel by pixel:
+    /// nearest sample, source over target, nil where the source does not land.
+    static func expected(_ src: PixelTarget, _ under: UInt32, x: Int, y: Int, w: Int, h: Int, tx: Int, ty: Int) -> UInt32? {
+        let dx = tx - x, dy = ty - y
+        guard dx >= 0, dx < w, dy >= 0, dy < h else { return nil }
+        let s = src.base.load(fromByteOffset: min(src.height - 1, dy * src.height / h) * src.stride
+                              + min(src.width - 1, dx * src.width / w) * 4, as: UInt32.self)
+        let sa = s >> 24
+        if sa == 0 { return under }
+        var out: UInt32 = 0xFF00_0000
+        for shift: UInt32 in [0, 8, 16] {
+            let sc = (s >> shift) & 0xFF, dc = (under >> shift) & 0xFF
+            let x = dc * (255 - sa) + 128
+            out |= (sc + (x + (x >> 8)) >> 8) << shift
+        }
+        return out
+    }
+
+    @Test("blends clipped at every edge and scaled up and down give, pixel for pixel, the source over the target")
+    func blendClippedAndScaled() {
+        let source = Self.panel()
+        let under: UInt32 = 0xFF40_5060
+        // (x, y, w, h): inside, off each edge, scaled up, scaled down, entirely outside.
+        let cases = [(2, 1, 7, 3), (-3, -1, 7, 3), (8, 4, 7, 3), (-2, 2, 14, 6), (5, -1, 3, 2), (1, 0, 11, 5), (20, 20, 7, 3), (-9, 0, 7, 3)]
+        for (x, y, w, h) in cases {
+            let target = ImageBuffer(width: 12, height: 6)
+            target.withTarget { t in
+                t.fill(PixelRect(x: 0, y: 0, width: 12, height: 6), with: under)
+                source.withTarget { s in t.blend(premultiplied: s, x: Double(x), y: Double(y), width: Double(w), height: Double(h), opacity: 1) }
+            }
+            source.withTarget { s in
+                for ty in 0..<6 { for tx in 0..<12 {
+                    let want = Self.expected(s, under, x: x, y: y, w: w, h: h, tx: tx, ty: ty) ?? under
+                    #expect(target.pixel(x: tx, y: ty) == want, "(\(tx), \(ty)) for a blend at (\(x), \(y)) \(w)x\(h)")
+                } }
+            }
+        }
+    }
 }
 
 @Suite("Pixel composition: tints")

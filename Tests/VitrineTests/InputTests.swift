@@ -120,6 +120,39 @@ struct InputTests {
         #expect(rig.engine.playbackState == .playing)
     }
 
+    @Test("a pressed button is drawn in the pressed colour on screen, and in the normal one again after release; the other button never changes")
+    func pressedButtonPixels() throws {
+        let (rig, layer) = try Self.rig(modal: false)
+        let g = try #require(layer.geometry("menu", canvasWidth: 320, canvasHeight: 180))
+        let pause = g.buttons[0], close = g.buttons[1]
+        // A point inside each button, clear of its label and its rounded corners.
+        func colour(_ r: VitrineCore.Rect) -> UInt32 {
+            var p: UInt32 = 0
+            rig.output.withFrontBuffer { t in p = t.base.load(fromByteOffset: r.midY * t.stride + (r.x + 3) * 4, as: UInt32.self) }
+            return p & 0x00FF_FFFF
+        }
+        try rig.step(1)
+        let normal = OverlayLayer.buttonColor & 0x00FF_FFFF, pressed = OverlayLayer.buttonPressedColor & 0x00FF_FFFF
+        #expect(colour(pause) == normal && colour(close) == normal)
+        let t = rig.engine.lastHostTime
+        rig.engine.handleInput(.touchDown(slot: 0, x: Double(pause.midX) / 320, y: Double(pause.midY) / 180, time: t))
+        try rig.step(1)
+        #expect(colour(pause) == pressed)
+        #expect(colour(close) == normal)
+        // Dragged away: the normal colour again.
+        rig.engine.handleInput(.touchMotion(slot: 0, x: 0.95, y: 0.05, time: t + 0.05))
+        try rig.step(1)
+        #expect(colour(pause) == normal && colour(close) == normal)
+        rig.engine.handleInput(.touchUp(slot: 0, time: t + 0.1))
+        // Pressed again: the pressed copy is made again from the kept panel, the same pixels.
+        rig.engine.handleInput(.touchDown(slot: 0, x: Double(close.midX) / 320, y: Double(close.midY) / 180, time: t + 0.2))
+        try rig.step(1)
+        #expect(colour(close) == pressed && colour(pause) == normal)
+        rig.engine.handleInput(.touchCancel(time: t + 0.3))
+        try rig.step(1)
+        #expect(colour(close) == normal)
+    }
+
     @Test("the manifest's tap action: a tap on the video opens the menu; taps on the open popup do not reopen it")
     func tapOpensMenu() throws {
         let (rig, layer) = try Self.rig(modal: false)

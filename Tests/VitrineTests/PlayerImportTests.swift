@@ -10,7 +10,7 @@ import CatalogStore
 struct PlayerImportTests {
     /// A stick folder `<mount>/vitrine/` with one `colour` clip and a manifest of `version` giving
     /// its size and sha256 (from `sha256sum`).
-    static func stick(at mount: String, colour: String, version: Int) throws {
+    static func stick(at mount: String, colour: String, version: Int, display: String? = nil) throws {
         let dir = mount + "/vitrine"
         try FileManager.default.createDirectory(atPath: dir + "/media", withIntermediateDirectories: true)
         let clip = dir + "/media/\(colour).mp4"
@@ -26,7 +26,7 @@ struct PlayerImportTests {
         let sum = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
         p.waitUntilExit()
         let manifest = """
-        {"schema": "vitrine.manifest/1", "version": \(version), "title": "\(colour)",
+        {"schema": "vitrine.manifest/1", "version": \(version), "title": "\(colour)",\(display.map { " \"display\": \($0)," } ?? "")
          "playlist": [{"id": "\(colour)", "type": "video", "src": "media/\(colour).mp4", "size": \(size), "sha256": "\(sum)"}]}
         """
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
@@ -104,6 +104,41 @@ struct PlayerImportTests {
 }
 
 extension PlayerImportTests {
+    @Test("an imported catalog with another display mode and rotation restarts the display with them, and plays")
+    func displayChangeRestartsTheOutput() throws {
+        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
+        let root = try Harness.newFolder("player-display")
+        let library = root + "/lib", media = root + "/media", events = root + "/events.jsonl", log = root + "/player.log"
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        try Self.stick(at: root + "/first", colour: "red", version: 1, display: #"{"mode": "320x180@30"}"#)
+        #expect(try CLITests.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
+
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: CLITests.binary)
+        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--events", events,
+                            "--audio-device", "none", "--duration", "60"]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        player.standardOutput = FileHandle.nullDevice
+        try player.run()
+        defer { if player.isRunning { player.terminate() }; player.waitUntilExit() }
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(Self.waitFor(10) { Self.events(events, "renderingStarted").count >= 1 })
+        #expect(logText().contains("output: headless 320x180@30.00"))
+
+        try Self.stick(at: media + "/sda1", colour: "blue", version: 2, display: #"{"mode": "160x90@25", "rotation": 180}"#)
+        #expect(Self.waitFor(20) { Self.events(events, "importFinished").count >= 1 })
+        #expect(Self.events(events, "importFinished").first?.contains("\"result\":\"switched\"") == true)
+        // The run ends and a new one starts on the library, with a new output in the new mode.
+        #expect(Self.waitFor(10) { logText().contains("output: headless 160x90@25.00") }, "\(logText().suffix(2000))")
+        #expect(logText().contains("the new catalog changes the display (mode 160x90@25, rotation 180, fit contain): restarting the display with it"))
+        #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"blue\"") } })
+        #expect(player.isRunning)
+        player.terminate()
+        player.waitUntilExit()
+        #expect(player.terminationStatus == 0)
+    }
+
     @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
     func resultBannerOutlivesTheSlate() throws {
         let root = try Harness.newFolder("import-banner")
