@@ -90,6 +90,7 @@ public final class EventLog: @unchecked Sendable {
                   ("framesPresented", String(r.framesPresented)), ("framesDropped", String(r.framesDropped)),
                   ("droppedDecoderLate", String(r.dropped.decoderLate)), ("droppedRunLoopLate", String(r.dropped.runLoopLate)),
                   ("droppedDisplayStall", String(r.dropped.displayStall)), ("droppedItemEnded", String(r.dropped.itemEnded)),
+                  ("droppedSkipped", String(r.dropped.skipped)),
                   ("longestWaitMs", num(r.longestWaitMs)),
                   ("drawMeanMs", num(r.drawMeanMs)), ("drawMaxMs", num(r.drawMaxMs)), ("periodMs", num(r.periodMs)),
                   ("stepsYielded", String(r.stepsYielded))]

@@ -170,6 +170,7 @@ public final class PlaybackEngine {
     @discardableResult
     public func advanceToNext() -> Bool {
         if let (old, new) = timeline.promotePrerolled(position: position) {
+            endItemVideo(old, "cut")
             events.post(.decoderCanceled(item: old.item.id, framesRendered: old.framesRendered))
             queue.nowPlaying(new.item)
             events.post(.didAdvanceToPlaybackSession(item: new.item.id))
@@ -240,6 +241,7 @@ public final class PlaybackEngine {
         new.cues = e.cues
         new.renderingStarted = true
         new.framesRendered = e.framesRendered
+        if itemVideo?.entry === e { itemVideo?.entry = new }   // the same item, seeked: one "played" line
         currentEntry = new
         currentFrame = nil
         currentFrameShown = true
@@ -294,6 +296,7 @@ public final class PlaybackEngine {
             switch change {
             case .cancelCurrent:
                 for e in timeline.cancelAll() {
+                    endItemVideo(e, "cut")
                     events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
                 }
                 if currentEntry != nil { events.post(.nowPlayingChanged(item: nil)) }
@@ -301,7 +304,10 @@ public final class PlaybackEngine {
                 currentFrame = nil
             case .load(let item):
                 let (cancelled, _) = timeline.start(item, position: position)
-                for e in cancelled { events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered)) }
+                for e in cancelled {
+                    endItemVideo(e, "cut")
+                    events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
+                }
                 events.post(.didAdvanceToPlaybackSession(item: item.id))
             case .state(let s):
                 switch s {
@@ -528,6 +534,8 @@ public final class PlaybackEngine {
     private var itemVideo: (entry: Timeline.Entry, presented: Int, dropped: DroppedFrames)?
     /// The entry and its local time at the last `pickFrame`, to tell a late decoder from a late run loop.
     private var lastPick: (entry: Timeline.Entry, local: Double)?
+    /// The vblank time (`lastHostTime`) of the last `pickFrame`.
+    private var lastPickHostTime: Double?
     private var waitSinceLastStep = 0.0
 
     /// Measures frame drops while any popup animates, and reports each animation when it ends.
@@ -552,17 +560,33 @@ public final class PlaybackEngine {
                                             presented: stats.framesPresented, dropped: stats.dropped, yielded: popupStepsYielded,
                                             draws: drawnThisStep == nil ? 0 : 1, drawSum: drawnThisStep ?? 0)
             }
-        } else if let a = animation {
-            animation = nil
-            var r = a.report
-            r.seconds = a.last - a.start
-            r.framesPresented = stats.framesPresented - a.presented
-            r.dropped = stats.dropped - a.dropped
-            r.stepsYielded = popupStepsYielded - a.yielded
-            r.drawMeanMs = a.draws > 0 ? a.drawSum / Double(a.draws) * 1000 : 0
-            log.info(r.summary)
-            events.post(.overlayAnimation(r))
+        } else if animation != nil {
+            endAnimation()
         }
+    }
+
+    /// Reports the animation being measured (`overlayAnimation`), at its end or when the run ends.
+    private func endAnimation() {
+        guard let a = animation else { return }
+        animation = nil
+        var r = a.report
+        r.seconds = a.last - a.start
+        r.framesPresented = stats.framesPresented - a.presented
+        r.dropped = stats.dropped - a.dropped
+        r.stepsYielded = popupStepsYielded - a.yielded
+        r.drawMeanMs = a.draws > 0 ? a.drawSum / Double(a.draws) * 1000 : 0
+        log.info(r.summary)
+        events.post(.overlayAnimation(r))
+    }
+
+    /// Logs what the video item `e` did on screen ("played …"), once, when it ends, is cut or the run
+    /// ends (`how` says which of the last two). Stills and items without video have no such line.
+    private func endItemVideo(_ e: Timeline.Entry, _ how: String?) {
+        guard let w = itemVideo, w.entry === e else { return }
+        itemVideo = nil
+        guard e.source.hasVideo, !e.source.isStill else { return }
+        log.info("played \(e.item.id): \(stats.framesPresented - w.presented) video frames presented, "
+                 + (stats.dropped - w.dropped).summary + (how.map { "; \($0)" } ?? ""))
     }
 
     private func switchTo(_ entry: Timeline.Entry) {
@@ -600,7 +624,7 @@ public final class PlaybackEngine {
 
     private func pickFrame(_ entry: Timeline.Entry) {
         let local = position - entry.start
-        defer { lastPick = (entry, local) }
+        defer { lastPick = (entry, local); lastPickHostTime = lastHostTime }
         let q = entry.source.video
         // Show the latest frame due by this vblank (PTS within half a period); frames passed over
         // were late and count as dropped. A virtual clock waits for the decoder instead, so
@@ -619,7 +643,11 @@ public final class PlaybackEngine {
                 _ = q.pop()
                 if let c = currentFrame, !currentFrameShown {
                     let why: String
-                    if let last = lastPick, last.entry === entry, c.pts <= last.local + period / 2 {
+                    let stepGap = lastPickHostTime.map { lastHostTime - $0 } ?? period
+                    if c.pts < entry.source.startAt || f.pts - c.pts < period * 0.99 && stepGap <= period * 1.5 {
+                        stats.dropped.skipped += 1          // before a seek target, or more frames than vblanks
+                        why = "skipped (\(c.pts < entry.source.startAt ? "before the seek target" : "the content's rate is above the display's"))"
+                    } else if let last = lastPick, last.entry === entry, c.pts <= last.local + period / 2 {
                         stats.dropped.decoderLate += 1      // due at the vblank before, but not decoded then
                         why = "decoded late"
                     } else if waitSinceLastStep > max(f.pts - c.pts, period) {
@@ -751,11 +779,7 @@ public final class PlaybackEngine {
             events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.framesRendered))
         }
         for e in changes.retired where e.renderingStarted {
-            if let w = itemVideo, w.entry === e, e.source.hasVideo, !e.source.isStill {
-                itemVideo = nil
-                log.info("played \(e.item.id): \(stats.framesPresented - w.presented) video frames presented, "
-                                  + (stats.dropped - w.dropped).summary)
-            }
+            endItemVideo(e, nil)
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }
@@ -793,6 +817,12 @@ public final class PlaybackEngine {
     private func isFailed(_ e: Timeline.Entry) -> Bool { if case .failed = e.source.state { return true } else { return false } }
 
     func finish() {
+        if animation != nil { endAnimation() }
+        if let w = itemVideo { endItemVideo(w.entry, "the run ended") }
+        // The item on screen is cut: the proof-of-play log closes it.
+        if let e = currentEntry, e.renderingStarted {
+            events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
+        }
         timeline.shutdown()
         audio?.stop()
         stats.xruns = audio?.xrunCount ?? 0

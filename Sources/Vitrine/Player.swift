@@ -131,9 +131,11 @@ public final class Player {
                 log.info("recording to \(path)")
             }
             var due = 0.0
+            // Captures values, not the output or the player: the output keeps this closure.
+            let perVblank = Double(format.sampleRate) / headless.refreshRate, snapshotDirectory = options.snapshotDirectory
             headless.onVblank = { [log, weak engine] target, t in
                 guard let engine else { return }
-                due += Double(format.sampleRate) / headless.refreshRate
+                due += perVblank
                 let n = Int(due.rounded(.down)); due -= Double(n)
                 var samples: [Int16]
                 if engine.playbackState == .playing || engine.fixedSlate != nil {
@@ -147,7 +149,7 @@ public final class Player {
                 try recorder?.writeAudio(samples)
                 while let next = snapshots.first, t + 1e-9 >= next {
                     snapshots.removeFirst()
-                    let file = (self.options.snapshotDirectory as NSString).appendingPathComponent(String(format: "snapshot-%07.3f.png", next))
+                    let file = (snapshotDirectory as NSString).appendingPathComponent(String(format: "snapshot-%07.3f.png", next))
                     do { try PNGWriter.write(target, to: file); log.info("snapshot \(file)") } catch { log.error("snapshot \(file): \(error)") }
                 }
             }
@@ -190,6 +192,7 @@ public final class Player {
             }
         }
         engine.finish()
+        (output as? HeadlessOutput)?.onVblank = nil
         try recorder?.finish()
         var stats = engine.stats
         stats.output = output.summary
@@ -264,8 +267,8 @@ public final class Player {
         default:
             var w = options.headlessWidth, h = options.headlessHeight, hz = options.headlessRefresh
             if case let .exact(mw, mh, mr) = manifest.display.mode { w = mw; h = mh; hz = Double(mr) }
-            guard w <= 7680 && h <= 7680 && w * h <= 7680 * 4320 else {
-                throw PlayerError.invalidConfiguration("headless output \(w)x\(h) is larger than 7680x4320")
+            if let why = DisplayModeRequest.exact(width: w, height: h, refresh: max(1, Int(hz.rounded()))).outOfRange {
+                throw PlayerError.invalidConfiguration("headless output: \(why)")
             }
             let realtime = options.realtime ?? (options.recordPath == nil && options.snapshotTimes.isEmpty)
             return HeadlessOutput(width: w, height: h, refreshRate: hz, realtime: realtime)

@@ -155,9 +155,13 @@ public struct DroppedFrames: Sendable, Equatable {
     public var runLoopLate = 0
     /// Frames still unshown when their item ended.
     public var itemEnded = 0
+    /// Passed over on purpose: the content has more frames than the display has vblanks (a 30 fps
+    /// clip on a 25 Hz mode: two frames fell due within one period with no vblank missed), or the
+    /// frames decoded before a seek target.
+    public var skipped = 0
 
     public init() {}
-    public var total: Int { decoderLate + displayStall + runLoopLate + itemEnded }
+    public var total: Int { decoderLate + displayStall + runLoopLate + itemEnded + skipped }
 
     public static func - (a: DroppedFrames, b: DroppedFrames) -> DroppedFrames {
         var d = DroppedFrames()
@@ -165,12 +169,14 @@ public struct DroppedFrames: Sendable, Equatable {
         d.displayStall = a.displayStall - b.displayStall
         d.runLoopLate = a.runLoopLate - b.runLoopLate
         d.itemEnded = a.itemEnded - b.itemEnded
+        d.skipped = a.skipped - b.skipped
         return d
     }
 
-    /// Like `3 dropped (decoder 0, run loop 3, display 0, item end 0)`.
+    /// Like `3 dropped (decoder 0, run loop 3, display 0, item end 0, skipped 0)`.
     public var summary: String {
-        "\(total) dropped (decoder \(decoderLate), run loop \(runLoopLate), display \(displayStall), item end \(itemEnded))"
+        "\(total) dropped (decoder \(decoderLate), run loop \(runLoopLate), display \(displayStall), item end \(itemEnded), "
+            + "skipped \(skipped))"
     }
 }
 

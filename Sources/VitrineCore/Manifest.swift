@@ -96,6 +96,20 @@ public enum DisplayModeRequest: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The largest side, the most pixels and the highest refresh rate (Hz) an exact mode may ask
+    /// for: 8K UHD, and 240 Hz.
+    public static let maxSide = 7680, maxPixels = 7680 * 4320, maxRefresh = 240
+
+    /// Why an exact mode is outside those limits (nil when it is within them, or not exact).
+    public var outOfRange: String? {
+        guard case let .exact(w, h, r) = self else { return nil }
+        if w > Self.maxSide || h > Self.maxSide || w * h > Self.maxPixels {
+            return "\(w)x\(h) is larger than Vitrine drives (up to \(Self.maxSide) pixels a side and 7680x4320 pixels in all)"
+        }
+        if r > Self.maxRefresh { return "\(r) Hz is above \(Self.maxRefresh) Hz" }
+        return nil
+    }
+
     /// Parses `"WxH@Hz"` (decimal digits only, each > 0), `"preferred"` or `"highest"`; nil for anything else.
     public init?(parsing text: String) {
         switch text {

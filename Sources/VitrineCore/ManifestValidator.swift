@@ -68,7 +68,9 @@ struct ManifestValidator {
             switch key {
             case "mode":
                 guard let text = string(value, at: at) else { break }
-                if let mode = DisplayModeRequest(parsing: text) { display.mode = mode } else {
+                if let mode = DisplayModeRequest(parsing: text) {
+                    if let why = mode.outOfRange { error(at, "mode \"\(text)\": \(why)") } else { display.mode = mode }
+                } else {
                     error(at, "invalid mode \"\(text)\" (expected \"WxH@Hz\", \"preferred\" or \"highest\")")
                 }
             case "rotation":

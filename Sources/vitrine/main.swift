@@ -236,15 +236,22 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
 
 func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
           importer: ImportService? = nil, eventLog: EventLog? = nil) -> Exit {
-    var restart = false
+    var ended = RunEnd()
     return play(manifest: manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer,
-                eventLog: eventLog, endedForDisplayChange: &restart)
+                eventLog: eventLog, ended: &ended)
 }
 
-/// Plays one run; `endedForDisplayChange` tells whether it ended for an imported catalog with other
-/// display settings (the caller then plays the library again).
+/// How a run ended, for the caller of `play`.
+struct RunEnd {
+    /// For an imported catalog with other display settings: the caller plays the library again.
+    var forDisplayChange = false
+    /// Catalog seconds the run played (what `--duration` has used up).
+    var catalogSeconds = 0.0
+}
+
+/// Plays one run; `ended` says whether it ended for a display change, and how long it played.
 func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
-          importer: ImportService? = nil, eventLog: EventLog? = nil, endedForDisplayChange: inout Bool) -> Exit {
+          importer: ImportService? = nil, eventLog: EventLog? = nil, ended: inout RunEnd) -> Exit {
     do {
         let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
         player.eventLog = eventLog
@@ -260,8 +267,8 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
         }
         let stats = try player.run()
         print(stats.description)
-        endedForDisplayChange = player.endedForDisplayChange
-        if endedForDisplayChange { return .ok }
+        ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
+        if ended.forDisplayChange { return .ok }
         if slate != nil { return .dataError }
         // Nothing in the playlist could play at all: invalid media.
         if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return .dataError }
@@ -350,12 +357,18 @@ func commandRun(_ argv: [String]) throws -> Exit {
             let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
             for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
             if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-                var restart = false
+                var ended = RunEnd()
                 let code = play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer,
-                                eventLog: eventLog, endedForDisplayChange: &restart)
-                // An imported catalog with other display settings: play the library again, with them.
-                if restart && library != nil && !Player.stopRequested { continue }
-                return code
+                                eventLog: eventLog, ended: &ended)
+                // An imported catalog with other display settings: play the library again, with them,
+                // for what is left of --duration and the snapshot times.
+                guard ended.forDisplayChange, library != nil, !Player.stopRequested else { return code }
+                if let d = options.duration {
+                    if d - ended.catalogSeconds <= 1e-6 { return code }
+                    options.duration = d - ended.catalogSeconds
+                }
+                options.snapshotTimes = options.snapshotTimes.filter { $0 >= ended.catalogSeconds }.map { $0 - ended.catalogSeconds }
+                continue
             }
             // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
             let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
@@ -412,6 +425,7 @@ func commandPlay(_ argv: [String]) throws -> Exit {
     }
     if let m = args.options["mode"] {
         guard let mode = DisplayModeRequest(parsing: m) else { throw UsageError(description: "--mode: expected WxH@Hz, preferred or highest") }
+        if let why = mode.outOfRange { throw UsageError(description: "--mode: \(why)") }
         display.mode = mode
     }
     let images: Set<String> = ["png", "jpg", "jpeg", "bmp", "gif", "webp"]

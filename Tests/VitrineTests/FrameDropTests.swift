@@ -127,4 +127,53 @@ struct FrameDropTests {
         #expect(slow.presents == 21 && slow.idles == 21, "slow: \(slow.presents) presents, \(slow.idles) idles")
         #expect(fast.presents == 36 && fast.idles == 6, "fast: \(fast.presents) presents, \(fast.idles) idles")
     }
+
+    @Test("a 30 fps clip on a 25 Hz screen drops 1 frame in 6, all counted as skipped (the content's rate is above the display's)")
+    func contentFasterThanDisplay() throws {
+        let dir = try Harness.newFolder("rate")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "64x36"), toPath: dir + "/media/red.mp4")
+        let output = StallingOutput(width: 64, height: 36, refreshRate: 25)
+        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
+                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1,
+                                    log: Logger(label: "test", sink: LogSink.memory().0))
+        engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4"))
+        while engine.catalogTime < 2 - 1e-9 { _ = try engine.step() }
+        // Vblanks at 0, 0.04 … 2.0 s: 51 of them show 51 of the 61 frames due by then.
+        #expect(engine.stats.framesPresented == 51)
+        var expected = DroppedFrames()
+        expected.skipped = engine.stats.framesDropped
+        #expect(engine.stats.dropped == expected)
+        #expect((9...10).contains(engine.stats.framesDropped), "\(engine.stats.dropped)")
+    }
+
+    @Test("when the run ends mid-item and mid-animation, the item's 'played' line and the animation's report still come")
+    func reportsAtTheRunsEnd() throws {
+        let dir = try Harness.newFolder("cut")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
+        let output = StallingOutput(width: 320, height: 180, refreshRate: 30)
+        let (sink, logged) = LogSink.memory()
+        let log = Logger(label: "test", sink: sink)
+        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
+                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1, log: log)
+        engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 2)],
+                                       catalogDirectory: dir, log: log)
+        let recorder = EventRecorder()
+        engine.events.observe { recorder.add($0) }
+        engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4",
+                                 cuePoints: [CuePoint(time: 0.5, id: "open", action: .showOverlay("menu"))]))
+        while engine.catalogTime < 1.5 { _ = try engine.step() }
+        engine.finish()
+        let reports = recorder.events.compactMap { e -> AnimationReport? in if case let .overlayAnimation(r) = e { r } else { nil } }
+        try #require(reports.count == 1)
+        #expect(reports[0].phases == ["menu:appearing"])
+        // One frame a vblank; the window's first vblank's frame came before the window opened.
+        #expect(reports[0].framesPresented == reports[0].vblanks - 1)
+        #expect(reports[0].framesDropped == 0)
+        let played = logged().map(\.message).filter { $0.hasPrefix("played r:") }
+        #expect(played.count == 1)
+        #expect(played.first?.hasSuffix("; the run ended") == true, "\(played)")
+        // Vblanks at 0, 1/30 … 1.5 s: 46 frames, none dropped.
+        #expect(played.first?.hasPrefix("played r: 46 video frames presented, 0 dropped") == true, "\(played)")
+        #expect(recorder.events.contains { if case .decoderCanceled(item: "r", _) = $0 { true } else { false } })
+    }
 }

@@ -139,6 +139,36 @@ extension PlayerImportTests {
         #expect(player.terminationStatus == 0)
     }
 
+    @Test("--duration counts the catalog time of every run: a display restart does not start it again")
+    func durationAcrossARestart() throws {
+        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
+        let root = try Harness.newFolder("player-duration")
+        let library = root + "/lib", media = root + "/media"
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        try Self.stick(at: root + "/first", colour: "red", version: 1, display: #"{"mode": "320x180@30"}"#)
+        #expect(try CLITests.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: CLITests.binary)
+        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--audio-device", "none",
+                            "--duration", "6"]
+        let out = Pipe()
+        player.standardOutput = out
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        try Self.stick(at: media + "/sda1", colour: "blue", version: 2, display: #"{"mode": "160x90@30", "fit": "cover"}"#)
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        player.waitUntilExit()
+        #expect(player.terminationStatus == 0)
+        // One summary per run: the first cut by the restart, the second for the rest of the 6 s.
+        let times = text.split(separator: "\n").compactMap { line -> Double? in
+            guard line.hasPrefix("catalog time: ") else { return nil }
+            return Double(line.dropFirst("catalog time: ".count).split(separator: " ")[0])
+        }
+        #expect(times.count == 2, "\(text)")
+        #expect(abs(times.reduce(0, +) - 6) < 0.1, "catalog times \(times)")
+    }
+
     @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
     func resultBannerOutlivesTheSlate() throws {
         let root = try Harness.newFolder("import-banner")
