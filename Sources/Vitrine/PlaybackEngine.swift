@@ -532,10 +532,9 @@ public final class PlaybackEngine {
     private var waitedAtLastStep = 0.0
     /// The video item on screen and the frame counts when it started, for its "played" journal line.
     private var itemVideo: (entry: Timeline.Entry, presented: Int, dropped: DroppedFrames)?
-    /// The entry and its local time at the last `pickFrame`, to tell a late decoder from a late run loop.
-    private var lastPick: (entry: Timeline.Entry, local: Double)?
-    /// The vblank time (`lastHostTime`) of the last `pickFrame`.
-    private var lastPickHostTime: Double?
+    /// The entry, its local time and the vblank time (`lastHostTime`) at the last `pickFrame`, to tell
+    /// a late decoder from a late run loop.
+    private var lastPick: (entry: Timeline.Entry, local: Double, hostTime: Double)?
     private var waitSinceLastStep = 0.0
 
     /// Measures frame drops while any popup animates, and reports each animation when it ends.
@@ -624,7 +623,7 @@ public final class PlaybackEngine {
 
     private func pickFrame(_ entry: Timeline.Entry) {
         let local = position - entry.start
-        defer { lastPick = (entry, local); lastPickHostTime = lastHostTime }
+        defer { lastPick = (entry, local, lastHostTime) }
         let q = entry.source.video
         // Show the latest frame due by this vblank (PTS within half a period); frames passed over
         // were late and count as dropped. A virtual clock waits for the decoder instead, so
@@ -643,7 +642,7 @@ public final class PlaybackEngine {
                 _ = q.pop()
                 if let c = currentFrame, !currentFrameShown {
                     let why: String
-                    let stepGap = lastPickHostTime.map { lastHostTime - $0 } ?? period
+                    let stepGap = lastPick.map { lastHostTime - $0.hostTime } ?? period
                     if c.pts < entry.source.startAt || f.pts - c.pts < period * 0.99 && stepGap <= period * 1.5 {
                         stats.dropped.skipped += 1          // before a seek target, or more frames than vblanks
                         why = "skipped (\(c.pts < entry.source.startAt ? "before the seek target" : "the content's rate is above the display's"))"

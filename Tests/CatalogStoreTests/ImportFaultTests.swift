@@ -33,6 +33,8 @@ struct ImportFaultTests {
             if index == 2 { try? FileManager.default.removeItem(atPath: vanished) }
         })
         let result = library.run(stick, faults: faults, workers: workers)
+        #expect(!FileManager.default.fileExists(atPath: vanished), "the file was pulled before the import reached it")
+        #expect(result.outcome == .failed && result.problems.map(\.kind) == [.stickRemoved])
         expectFailed(result, .stickRemoved,
                      "playlist[2].src: media/clip2.mp4: vanished from the stick while copying (was it pulled out?): No such file or directory (ENOENT)")
         expectUntouched(library, playing: playing)
@@ -92,6 +94,8 @@ struct ImportFaultTests {
         expectUntouched(library, playing: playing)
         let folder = library.run(stick, faults: ImportFaults(fail: { op, file in op == .sync && file == "media" ? .ioError : nil }))
         expectFailed(folder, .writeError, "catalog.json: fsync failed: Input/output error (EIO)")
+        #expect([full, folder].map(\.outcome) == [.failed, .failed])
+        #expect([full, folder].map(\.exitCode) == [1, 1])
         expectUntouched(library, playing: playing)
     }
 

@@ -44,15 +44,22 @@ final class StallingOutput: VideoOutput {
 
 @Suite("Frame drops by cause")
 struct FrameDropTests {
+    /// A playback engine on a `StallingOutput` (`width`×`height` at `refresh` Hz, no audio device)
+    /// over a catalog folder holding a 4 s red 30 fps clip as media/red.mp4.
+    static func rig(_ name: String, width: Int, height: Int, refresh: Double,
+                    log: Logger) throws -> (engine: PlaybackEngine, output: StallingOutput, dir: String) {
+        let dir = try Harness.newFolder(name)
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "\(width)x\(height)"),
+                                         toPath: dir + "/media/red.mp4")
+        let output = StallingOutput(width: width, height: height, refreshRate: refresh)
+        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
+                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1, log: log)
+        return (engine, output, dir)
+    }
     @Test("a late vblank drops the frames it passed over: put down to the display when the run loop was waiting on it, to the run loop otherwise")
     func dropCauses() throws {
-        let dir = try Harness.newFolder("drops")
-        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "64x36"), toPath: dir + "/media/red.mp4")
-        let output = StallingOutput(width: 64, height: 36, refreshRate: 30)
         let (log, logged) = LogSink.memory()
-        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
-                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1,
-                                    log: Logger(label: "test", sink: log))
+        let (engine, output, _) = try Self.rig("drops", width: 64, height: 36, refresh: 30, log: Logger(label: "test", sink: log))
         engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4"))
         func run(until t: Double) throws { while engine.catalogTime < t - 1e-9 { guard try engine.step() else { return } } }
 
@@ -86,12 +93,8 @@ struct FrameDropTests {
     /// A 0.5 s slide-in over 30 fps video on a 60 Hz output; returns the animation's report and the
     /// vblanks with a new picture and without one while it ran.
     static func slideIn(drawSecondsFloor: Double) throws -> (report: AnimationReport, presents: Int, idles: Int) {
-        let dir = try Harness.newFolder("yield")
-        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
-        let output = StallingOutput(width: 320, height: 180, refreshRate: 60)
         let log = Logger(label: "test", sink: LogSink.memory().0)
-        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
-                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1, log: log)
+        let (engine, output, dir) = try rig("yield", width: 320, height: 180, refresh: 60, log: log)
         engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 0.5)],
                                        catalogDirectory: dir, log: log)
         engine.drawSecondsFloor = drawSecondsFloor
@@ -130,12 +133,7 @@ struct FrameDropTests {
 
     @Test("a 30 fps clip on a 25 Hz screen drops 1 frame in 6, all counted as skipped (the content's rate is above the display's)")
     func contentFasterThanDisplay() throws {
-        let dir = try Harness.newFolder("rate")
-        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "64x36"), toPath: dir + "/media/red.mp4")
-        let output = StallingOutput(width: 64, height: 36, refreshRate: 25)
-        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
-                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1,
-                                    log: Logger(label: "test", sink: LogSink.memory().0))
+        let (engine, _, _) = try Self.rig("rate", width: 64, height: 36, refresh: 25, log: Logger(label: "test", sink: LogSink.memory().0))
         engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4"))
         while engine.catalogTime < 2 - 1e-9 { _ = try engine.step() }
         // Vblanks at 0, 0.04 … 2.0 s: 51 of them show 51 of the 61 frames due by then.
@@ -148,13 +146,9 @@ struct FrameDropTests {
 
     @Test("when the run ends mid-item and mid-animation, the item's 'played' line and the animation's report still come")
     func reportsAtTheRunsEnd() throws {
-        let dir = try Harness.newFolder("cut")
-        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 4, size: "320x180"), toPath: dir + "/media/red.mp4")
-        let output = StallingOutput(width: 320, height: 180, refreshRate: 30)
         let (sink, logged) = LogSink.memory()
         let log = Logger(label: "test", sink: sink)
-        let engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
-                                    display: DisplaySettings(), catalogDirectory: dir, volume: 1, log: log)
+        let (engine, _, dir) = try Self.rig("cut", width: 320, height: 180, refresh: 30, log: log)
         engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 2)],
                                        catalogDirectory: dir, log: log)
         let recorder = EventRecorder()
