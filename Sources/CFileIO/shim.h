@@ -18,6 +18,9 @@ static inline int vt_start_writeback(int fd, long long offset, long long length)
 /// flock(fd, LOCK_EX | LOCK_NB).
 static inline int vt_flock_exclusive_nonblocking(int fd) { return flock(fd, LOCK_EX | LOCK_NB); }
 
+/// flock(fd, LOCK_UN).
+static inline int vt_flock_unlock(int fd) { return flock(fd, LOCK_UN); }
+
 /// stat(2) when follow is non-zero, else lstat(2).
 static inline int vt_stat(const char *path, struct stat *st, int follow) {
     return follow ? stat(path, st) : lstat(path, st);

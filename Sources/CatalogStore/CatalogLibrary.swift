@@ -113,15 +113,24 @@ public final class CatalogLibrary: Sendable {
 
     // MARK: Lock and cleanup
 
-    /// Holds `<library>/.lock` with `flock(LOCK_EX)` until released or deallocated.
+    /// Holds `<library>/.lock` with `flock(LOCK_EX)` until released or deallocated. Both unlock
+    /// before closing, so a process spawned meanwhile (which shares the descriptor until it execs)
+    /// cannot keep the next import out.
     final class Lock {
         private let descriptor: FileDescriptor
+        private var released = false
         init?(_ path: String) throws(FileError) {
             let fd = try FileDescriptor(opening: path, .readWrite, options: [.create, .noFollow], permissions: 0o644)
             guard try fd.tryLockExclusive() else { return nil }
             descriptor = fd
         }
-        func release() { try? descriptor.close() }
+        func release() {
+            guard !released else { return }
+            released = true
+            try? descriptor.unlock()
+            try? descriptor.close()
+        }
+        deinit { release() }
     }
 
     /// What `cleanUp` removed.

@@ -117,6 +117,17 @@ public final class FileDescriptor {
         return FileStatus(st)
     }
 
+    /// Drops this open file description's `flock` lock now. Closing is not enough while a copy of the
+    /// descriptor lives on elsewhere: a child process between `fork` and `exec` (even with
+    /// `O_CLOEXEC`) shares the description, and with it the lock.
+    /// The corresponding C function is `flock` with `LOCK_UN`.
+    public func unlock() throws(FileError) {
+        while vt_flock_unlock(fd) != 0 {
+            let code = currentErrno()
+            if code != EINTR { throw FileError(operation: "flock", path: path, errno: Errno(rawValue: code)) }
+        }
+    }
+
     /// Takes `flock(LOCK_EX | LOCK_NB)`: returns false when another open file description holds it.
     /// The corresponding C function is `flock`.
     public func tryLockExclusive() throws(FileError) -> Bool {

@@ -96,7 +96,8 @@ public final class ImportService: @unchecked Sendable {
     public static func isPlayerRunning(library: String) -> Bool {
         guard FileManager.default.fileExists(atPath: playerLockPath(library: library)) else { return false }
         guard let fd = try? FileDescriptor(opening: playerLockPath(library: library), .readOnly) else { return false }
-        defer { try? fd.close() }
+        // Unlocked before closing: a process spawned meanwhile shares the descriptor until it execs.
+        defer { try? fd.unlock(); try? fd.close() }
         return (try? fd.tryLockExclusive()) == false
     }
 

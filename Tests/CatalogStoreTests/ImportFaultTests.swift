@@ -175,3 +175,25 @@ final class ResultBox: @unchecked Sendable {
     func add(_ r: ImportResult) { lock.lock(); results.append(r); lock.unlock() }
     var all: [ImportResult] { lock.lock(); defer { lock.unlock() }; return results }
 }
+
+@Suite("Import: the library lock")
+struct LibraryLockTests {
+    @Test("a released lock lets the next import in even while a copy of its descriptor lives on (a child between fork and exec)")
+    func releasedWhileShared() throws {
+        let library = newLibrary()
+        try FileManager.default.createDirectory(atPath: library.path, withIntermediateDirectories: true)
+        let lock = try #require(try CatalogLibrary.Lock(library.lockPath))
+        // The descriptor that holds the lock, found in /proc/self/fd, and a copy of it: what a
+        // process spawned by another thread holds until it execs.
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        let held = try #require(fds.first { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == library.lockPath })
+        let copy = dup(held)
+        #expect(copy >= 0)
+        defer { close(copy) }
+        #expect(try CatalogLibrary.Lock(library.lockPath) == nil, "held: a second lock is refused")
+        lock.release()
+        let next = try CatalogLibrary.Lock(library.lockPath)
+        #expect(next != nil, "released although the copy is still open")
+        next?.release()
+    }
+}
