@@ -51,7 +51,7 @@ public final class Scanout {
     /// The last error `restore()` met, `nil` if it succeeded (or never ran).
     public private(set) var restoreError: DRMError?
 
-    /// How long `present()` and `restore()` wait for a pending flip before giving up, in seconds.
+    /// How long `restore()` waits for a pending flip before giving up, in seconds.
     static let flipTimeout = 1.0
 
     private struct SavedCRTC {
@@ -199,7 +199,9 @@ public final class Scanout {
 
     /// Queues the back buffer for scanout at the next vblank.
     ///
-    /// If a flip is still pending it first waits for it (one flip in flight), up to 1 s.
+    /// One flip is in flight at most: with a flip still pending this throws `EBUSY` and queues
+    /// nothing. Wait for the pending flip first (`waitForPageFlip(timeout:)`), under the caller's
+    /// timeout policy.
     /// Atomic path, first frame (or after `restore()`): creates the `MODE_ID` blob, checks the
     /// full configuration with a `TEST_ONLY | ALLOW_MODESET` commit, then applies it with a
     /// blocking `ALLOW_MODESET` commit that requests a page-flip event (connector `CRTC_ID`;
@@ -208,17 +210,14 @@ public final class Scanout {
     /// Legacy path: `drmModeSetCrtc` for the first frame (synchronous: no flip is pending
     /// afterwards), then `drmModePageFlip` with `DRM_MODE_PAGE_FLIP_EVENT`.
     ///
-    /// - Throws: `DRMError` with `ETIMEDOUT` when the previous flip never completed; from
+    /// - Throws: `DRMError` with `EBUSY` while the previous flip is pending; from
     ///   `drmModeAtomicCommit` (`EINVAL`: the driver rejects the configuration, `EACCES`: not
     ///   DRM master), `drmModeCreatePropertyBlob`, `drmModeSetCrtc` or `drmModePageFlip`.
     ///   After an error nothing is queued and the back buffer is unchanged.
     /// The corresponding C functions are `drmModeAtomicCommit`, `drmModeSetCrtc` and `drmModePageFlip`.
     public func present() throws(DRMError) {
         if pending != nil {
-            guard try waitForPageFlip(timeout: Self.flipTimeout) != nil else {
-                throw DRMError(operation: "present: wait for the previous page flip", errno: ETIMEDOUT,
-                               detail: "no page-flip event within \(Self.flipTimeout) s")
-            }
+            throw DRMError(operation: "present", errno: EBUSY, detail: "the previous page flip is still pending")
         }
         let index = back
         let flip = PendingFlip(bufferIndex: index)

@@ -108,7 +108,7 @@ public final class Player {
         // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.
         // Applied on the run loop between vblanks.
         let jumps = JumpRequests()
-        engine.actions.subscribe { [log] action, source in
+        engine.actions.subscribe { action, source in
             switch action {
             case let .jump(id, time): jumps.add(id, time, source)
             default: break
@@ -144,7 +144,7 @@ public final class Player {
                 } else {
                     samples = [Int16](repeating: 0, count: n * format.channels)
                 }
-                if engine.volume < 1 { applyVolume(&samples, engine.volume) }
+                Volume(engine.volume).scale(&samples)
                 try recorder?.writeVideo(target)
                 try recorder?.writeAudio(samples)
                 while let next = snapshots.first, t + 1e-9 >= next {
@@ -316,12 +316,6 @@ public enum PlayerError: Error, CustomStringConvertible {
         case .invalidConfiguration(let s): return s
         }
     }
-}
-
-/// Scales interleaved S16 samples by `gain` (0…1).
-func applyVolume(_ samples: inout [Int16], _ gain: Double) {
-    let g = Int32(max(0, min(1, gain)) * 32768)
-    for i in samples.indices { samples[i] = Int16(truncatingIfNeeded: (Int32(samples[i]) * g) >> 15) }
 }
 
 /// `jump` actions posted during a vblank, applied after it.

@@ -4,8 +4,9 @@ import Media
 import VitrineCore
 
 /// The DRM/KMS output: a `Scanout` (connector, CRTC, primary plane, mode, three dumb buffers) driven
-/// by page flips. Draws into the back buffer while the previous flip is pending, then waits for that
-/// flip's event before queuing the next (one flip in flight), as mpv's vo_drm and kmscube do.
+/// by page flips. The presenter draws into the back buffer while the previous flip is pending, then
+/// waits for that flip's event before queuing the next (one flip in flight), as mpv's vo_drm and
+/// kmscube do; the wait's timeout is the presenter's.
 final class DRMOutput: VideoOutput {
     private let device: KMSDevice
     private let scanout: Scanout
@@ -55,38 +56,38 @@ final class DRMOutput: VideoOutput {
 
     func monotonicTime(ofPresentation t: Double) -> Double { t }
 
-    func present(_ draw: (PixelTarget) throws -> Void) throws {
+    func draw(_ body: (PixelTarget) throws -> Void) throws {
         try scanout.withBackBuffer { (raw: UnsafeMutableRawBufferPointer, stride: Int) throws -> Void in
-            try draw(PixelTarget(raw, width: scanout.width, height: scanout.height, stride: stride))
+            try body(PixelTarget(raw, width: scanout.width, height: scanout.height, stride: stride))
         }
-        try waitForPendingFlip()
+    }
+
+    func flip() throws {
         try scanout.present()
         if !scanout.isFlipPending { flips += 1 }   // a synchronous modeset (first frame, legacy)
     }
 
+    var isFlipPending: Bool { scanout.isFlipPending }
+
     func idle() throws {
-        if scanout.isFlipPending {
-            try waitForPendingFlip()
-        } else {
-            let next = lastFlip + 1 / refreshRate
-            let start = monotonicNow(), wait = next - start
-            if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.1)) }
-            waitedSeconds += monotonicNow() - start
-            lastFlip = max(next, monotonicNow() - 1 / refreshRate)
-        }
+        let next = lastFlip + 1 / refreshRate
+        let start = monotonicNow(), wait = next - start
+        if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.1)) }
+        waitedSeconds += monotonicNow() - start
+        lastFlip = max(next, monotonicNow() - 1 / refreshRate)
     }
 
-    private func waitForPendingFlip() throws {
-        guard scanout.isFlipPending else { return }
+    /// Reads the page-flip event when it comes (within `timeout` seconds); its kernel timestamp
+    /// becomes the last vblank.
+    func waitForFlip(timeout: Double) throws -> Bool {
+        guard scanout.isFlipPending else { return true }
         let start = monotonicNow()
         defer { waitedSeconds += monotonicNow() - start }
-        if let flip = try scanout.waitForPageFlip(timeout: 1) {
-            lastFlip = flip.time > 0 ? flip.time : monotonicNow()
-            flips += 1
-            onPageFlip?(lastFlip)
-        } else {
-            log.warning("page flip did not complete within 1 s")
-        }
+        guard let flip = try scanout.waitForPageFlip(timeout: timeout) else { return false }
+        lastFlip = flip.time > 0 ? flip.time : monotonicNow()
+        flips += 1
+        onPageFlip?(lastFlip)
+        return true
     }
 
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {}

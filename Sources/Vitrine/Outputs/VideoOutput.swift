@@ -17,9 +17,18 @@ protocol VideoOutput: AnyObject {
     func nextPresentationTime() -> Double
     /// Converts a time on this output's clock to `CLOCK_MONOTONIC` seconds.
     func monotonicTime(ofPresentation t: Double) -> Double
-    /// Draws a new picture into a free buffer and queues it for the next vblank (a page flip).
-    func present(_ draw: (PixelTarget) throws -> Void) throws
-    /// Nothing new to show: waits for the next vblank, keeping the current picture.
+    /// Draws the next picture into the back buffer: never the one on screen, nor one queued for it,
+    /// so it may run while a flip is pending.
+    func draw(_ body: (PixelTarget) throws -> Void) throws
+    /// Queues the picture last drawn for the next vblank (a page flip). No flip may be pending:
+    /// wait for it first (`waitForFlip`), so that one flip is in flight at most.
+    func flip() throws
+    /// Whether a queued picture has not reached the screen yet (its flip has not completed).
+    var isFlipPending: Bool { get }
+    /// Waits up to `timeout` seconds for the pending flip to complete. Returns false when it has not;
+    /// true when it has, or none was pending.
+    func waitForFlip(timeout: Double) throws -> Bool
+    /// Nothing new to show and no flip pending: waits for the next vblank, keeping the current picture.
     func idle() throws
     /// Page flips (or virtual vblanks) completed so far; the watchdog is fed when this grows.
     var completedFlips: Int { get }
@@ -37,62 +46,6 @@ func monotonicNow() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// The headless output: presents into memory at a virtual vblank of `refreshRate` Hz.
-///
-/// Vblank n happens at n / `refreshRate` seconds. With `realtime`, each vblank waits for the
-/// monotonic clock to reach it, like a panel; otherwise it runs as fast as the CPU allows (recording,
-/// tests, benchmarks). Every vblank can be recorded through `onVblank`.
-final class HeadlessOutput: VideoOutput {
-    let width: Int
-    let height: Int
-    let refreshRate: Double
-    let isVirtual = true
-    let realtime: Bool
-    private let front: ImageBuffer
-    private(set) var vblankCount = 0
-    var completedFlips: Int { vblankCount }
-    private(set) var waitedSeconds = 0.0
-    private var origin: Double = monotonicNow()
-    /// Called after every vblank with the picture on screen and the vblank time.
-    var onVblank: ((PixelTarget, Double) throws -> Void)?
-
-    init(width: Int, height: Int, refreshRate: Double, realtime: Bool) {
-        self.width = width; self.height = height; self.refreshRate = refreshRate; self.realtime = realtime
-        front = ImageBuffer(width: width, height: height)
-    }
-
-    var summary: String { "headless \(width)x\(height)@\(refreshRate.formatted2) (\(realtime ? "real time" : "as fast as possible"))" }
-
-    func nextPresentationTime() -> Double { Double(vblankCount) / refreshRate }
-
-    func monotonicTime(ofPresentation t: Double) -> Double { origin + t }
-
-    func present(_ draw: (PixelTarget) throws -> Void) throws {
-        try front.withTarget { target in try draw(target) }
-        try vblank()
-    }
-
-    func idle() throws { try vblank() }
-
-    private func vblank() throws {
-        let t = Double(vblankCount) / refreshRate
-        if realtime {
-            let wait = origin + t - monotonicNow()
-            if wait > 0 {
-                let start = monotonicNow()
-                Thread.sleep(forTimeInterval: wait)
-                waitedSeconds += monotonicNow() - start
-            }
-        }
-        vblankCount += 1
-        if let onVblank { try front.withTarget { try onVblank($0, t) } }
-    }
-
-    func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows { try front.withTarget(body) }
-
-    func close() {}
 }
 
 extension Double {

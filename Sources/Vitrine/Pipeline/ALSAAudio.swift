@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import PCM
+import VitrineCore
 
 /// Plays the timeline's audio through an ALSA PCM on its own thread and publishes the audio clock.
 ///
@@ -18,21 +19,12 @@ final class ALSAAudio: @unchecked Sendable {
     let format: AudioFormat
     private let log: Logger
 
-    private struct Clock {
-        var written = 0
-        var delay = 0
-        var at = 0.0
-        var started = false
-        /// The catalog frame the device's first frame plays (audio opened after playback began).
-        var base = 0
-        /// Device frame ranges that carried pause silence, oldest first.
-        var silence: [(start: Int, length: Int)] = []
-    }
-    private let clock = Mutex(Clock())
+    /// The device's side of the catalog clock, written after every period.
+    private let clock: Mutex<PlaybackClock.SoundDevice>
     private let running = Atomic<Bool>(false)
     private let paused = Atomic<Bool>(false)
-    /// Linear gain × 65536.
-    private let gain = Atomic<Int>(65536)
+    /// The output volume's Q15 gain (`Volume.q15`).
+    private let gain = Atomic<Int32>(32768)
     private var thread: Thread?
     private let done = NSCondition()
     private var finished = false
@@ -45,6 +37,7 @@ final class ALSAAudio: @unchecked Sendable {
         self.name = name
         negotiated = device.negotiated
         format = AudioFormat(sampleRate: negotiated.rate, channels: negotiated.channels)
+        clock = Mutex(PlaybackClock.SoundDevice(rate: negotiated.rate))
         self.log = log
         let xlog = log
         device.onXrun = { kind in xlog.warning("xrun (\(kind)) recovered with snd_pcm_recover") }
@@ -59,8 +52,8 @@ final class ALSAAudio: @unchecked Sendable {
 
     /// Output gain 0…1, applied to every sample from the next period on.
     var volume: Double {
-        get { Double(gain.load(ordering: .relaxed)) / 65536 }
-        set { gain.store(Int(max(0, min(1, newValue)) * 65536), ordering: .relaxed) }
+        get { Volume(q15: gain.load(ordering: .relaxed)).gain }
+        set { gain.store(Volume(newValue).q15, ordering: .relaxed) }
     }
 
     /// While paused the device plays silence and the catalog clock stands still.
@@ -88,8 +81,7 @@ final class ALSAAudio: @unchecked Sendable {
                         Thread.sleep(forTimeInterval: 0.002)
                         continue
                     }
-                    let g = gain.load(ordering: .relaxed)
-                    if g < 65536 { scale(&samples, g) }
+                    Volume(q15: gain.load(ordering: .relaxed)).scale(&samples)
                 }
                 do {
                     _ = try device.write(samples)
@@ -100,16 +92,7 @@ final class ALSAAudio: @unchecked Sendable {
                 let d = device.delay()
                 let now = monotonicNow()
                 let frames = samples.count / format.channels
-                clock.withLock { c in
-                    if isPause {
-                        if let last = c.silence.last, last.start + last.length == c.written {
-                            c.silence[c.silence.count - 1].length += frames
-                        } else {
-                            c.silence.append((c.written, frames))
-                        }
-                    }
-                    c.written += frames; c.delay = d; c.at = now; c.started = true
-                }
+                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
             }
             if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
             done.lock(); finished = true; done.broadcast(); done.unlock()
@@ -119,20 +102,9 @@ final class ALSAAudio: @unchecked Sendable {
         t.start()
     }
 
-    private func scale(_ s: inout [Int16], _ g: Int) {
-        for i in s.indices { s[i] = Int16(truncatingIfNeeded: (Int(s[i]) * g) >> 16) }
-    }
-
-    /// Catalog time in seconds of the sample heard at monotonic time `t`; 0 before the first write.
-    func catalogTime(at t: Double) -> Double? {
-        let c = clock.withLock { $0 }
-        guard c.started else { return Double(c.base) / Double(format.sampleRate) }
-        let ahead = min(max(0, t - c.at), Double(c.delay) / Double(format.sampleRate) + 0.1)
-        let devicePlayed = Double(c.written - c.delay) + ahead * Double(format.sampleRate)
-        var silencePlayed = 0.0
-        for b in c.silence { silencePlayed += min(Double(b.length), max(0, devicePlayed - Double(b.start))) }
-        return (Double(c.base) + devicePlayed - silencePlayed) / Double(format.sampleRate)
-    }
+    /// Catalog time in seconds of the sample heard at monotonic time `t`; where the device starts
+    /// before its first write.
+    func catalogTime(at t: Double) -> Double { clock.withLock { $0 }.catalogTime(at: t) }
 
     func stop() {
         guard thread != nil else { return }

@@ -45,7 +45,8 @@ public enum UntimedPlayback {
             source.video.waitForItem(timeout: 0.05)
             drainAudio()
             if let f = source.video.pop() {
-                try output.present { try compositor.draw(.frame(f, generation: frames), into: $0) }
+                try output.draw { try compositor.draw(.frame(f, generation: frames), into: $0) }
+                try output.flip()
                 frames += 1
             } else if source.video.isDrained {
                 break

@@ -132,6 +132,20 @@ public final class EventHub: Sendable {
         for c in callbacks { c(timed) }
     }
 
+    /// Presentation records (what the presenter did at each vblank), for telemetry: delivered at once
+    /// on the posting thread, never kept in the history, streamed or written to the event log.
+    private let recordObservers = Mutex<[@Sendable (PresentationRecord) -> Void]>([])
+
+    /// Calls `body` synchronously for every presentation record from now on.
+    func observeRecords(_ body: @escaping @Sendable (PresentationRecord) -> Void) {
+        recordObservers.withLock { $0.append(body) }
+    }
+
+    /// Delivers `record` to the record observers.
+    func report(_ record: PresentationRecord) {
+        for body in recordObservers.withLock({ $0 }) { body(record) }
+    }
+
     /// Ends every stream.
     func finish() {
         let conts = state.withLock { s -> [AsyncStream<TimedEvent>.Continuation] in

@@ -1,0 +1,51 @@
+import ServiceManager
+
+/// Feeds systemd's watchdog (`WATCHDOG=1`) from completed page flips while playback makes progress,
+/// and says `READY=1` with the first frame on screen.
+///
+/// Progress is a new video frame presented, or a screen that expects none (a still, an audio item,
+/// the slate, a pause, an item whose decoder finished). A decoder that stalls mid-item, or a display
+/// whose flips stop completing, stops the pings, and systemd restarts the player after `WatchdogSec`.
+/// Pings go at most every 0.5 s, and stop once progress is `stallLimit` seconds old (half the
+/// watchdog interval, at least 2 s).
+///
+/// Times are `CLOCK_MONOTONIC` seconds. Confined to the run loop's thread.
+final class WatchdogFeeder {
+    private let notifier: ServiceNotifier
+    /// Seconds without progress after which pings stop.
+    let stallLimit: Double
+    private var lastProgress: Double
+    private var lastPing = -Double.infinity
+    private var flipsSeen = 0
+    private var announced = false
+    /// Pings sent so far.
+    private(set) var pings = 0
+
+    init(notifier: ServiceNotifier = ServiceNotifier(), now: Double) {
+        self.notifier = notifier
+        stallLimit = max(2, (notifier.watchdogInterval ?? 10) / 2)
+        lastProgress = now
+    }
+
+    /// The first frame is on screen: `READY=1` (once).
+    func firstFrame() {
+        guard !announced else { return }
+        announced = true
+        notifier.ready(status: "playing")
+    }
+
+    /// Playback made progress at `now`.
+    func progressed(at now: Double) { lastProgress = now }
+
+    /// The output has completed `completedFlips` page flips (or virtual vblanks) by `now`: pings when
+    /// that grew and playback progressed lately.
+    func flips(_ completedFlips: Int, at now: Double) {
+        guard completedFlips != flipsSeen else { return }
+        flipsSeen = completedFlips
+        if now - lastProgress < stallLimit && now - lastPing >= 0.5 {
+            notifier.watchdog()
+            lastPing = now
+            pings += 1
+        }
+    }
+}
