@@ -95,16 +95,14 @@ struct FrameDropTests {
 
     /// A 0.5 s slide-in over 30 fps video on a 60 Hz output; returns the animation's report and the
     /// vblanks with a new picture and without one while it ran.
-    static func slideIn(drawSecondsFloor: Double) throws -> (report: AnimationReport, presents: Int, idles: Int) {
+    static func slideIn(drawSeconds: Double) throws -> (report: AnimationReport, presents: Int, idles: Int) {
         let log = Logger(label: "test", sink: LogSink.memory().0)
         let (engine, output, dir) = try rig("yield", width: 320, height: 180, refresh: 60, log: log)
         engine.overlays = OverlayLayer(overlays: ["menu": Overlay(title: "Menu", style: .slide, duration: 0.5)],
                                        catalogDirectory: dir, log: log)
-        // As the player does before playback: the panel is laid out and drawn ahead, so its first
-        // vblank costs no more than the others (on a busy machine that first layout could pass half
-        // a period on its own, and the fast case would then yield a step).
+        // As the player does before playback: the panel is laid out and drawn ahead.
         engine.prepareOverlays()
-        engine.drawSecondsFloor = drawSecondsFloor
+        engine.countedDrawSeconds = drawSeconds
         let recorder = EventRecorder()
         engine.events.observe { recorder.add($0) }
         engine.play(PlaylistItem(id: "r", type: .video, src: "media/red.mp4",
@@ -121,7 +119,7 @@ struct FrameDropTests {
     @Test("popup steps give way to video frames when drawing takes over half a period; otherwise the popup moves at every vblank")
     func popupStepsYieldOnSlowCPU() throws {
         // Fast drawing: the slide moves at every one of its 60 Hz vblanks, video frames or not.
-        let fast = try Self.slideIn(drawSecondsFloor: 0)
+        let fast = try Self.slideIn(drawSeconds: 0.001)
         #expect(fast.report.stepsYielded == 0)
         #expect(fast.report.framesDropped == 0)
         #expect((29...31).contains(fast.report.vblanks), "vblanks \(fast.report.vblanks)")
@@ -129,7 +127,7 @@ struct FrameDropTests {
 
         // Drawing counted as 12 ms (over half the 16.7 ms period): every vblank between two video
         // frames is left to the next frame, so the popup moves only with the 30 fps video.
-        let slow = try Self.slideIn(drawSecondsFloor: 0.012)
+        let slow = try Self.slideIn(drawSeconds: 0.012)
         #expect(slow.report.framesDropped == 0)
         #expect(slow.report.framesPresented == fast.report.framesPresented)
         #expect(abs(slow.report.stepsYielded - slow.report.vblanks / 2) <= 1, "yielded \(slow.report.stepsYielded) of \(slow.report.vblanks)")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VitrineCore
 
 /// The proof-of-play log (`vitrine run --events FILE`): one JSON object per line,
@@ -7,20 +8,19 @@ import VitrineCore
 /// Bounded for a box that plays for months: when the file would pass `maxBytes`, it is renamed to
 /// `FILE.1` (replacing the previous one) and a new `FILE` is started, so at most about twice
 /// `maxBytes` are kept. Share one instance per file (the player's events and the imports).
-public final class EventLog: @unchecked Sendable {
+public final class EventLog: Sendable {
     public let path: String
     /// The size at which the file is rotated, in bytes.
     public let maxBytes: Int
-    private var handle: FileHandle
-    private var size: Int
-    private let lock = NSLock()
+    /// The open file and its size in bytes.
+    private let file: Mutex<(handle: FileHandle, size: Int)>
 
     /// Opens (creates or appends to) `path`; `maxBytes` defaults to 16 MiB.
     /// - Throws: the file system's error when `path` cannot be created or opened for writing.
     public init(path: String, maxBytes: Int = 16 << 20) throws {
         self.path = path
         self.maxBytes = max(4096, maxBytes)
-        (handle, size) = try Self.open(path)
+        file = Mutex(try Self.open(path))
     }
 
     private static func open(_ path: String) throws -> (FileHandle, Int) {
@@ -33,7 +33,7 @@ public final class EventLog: @unchecked Sendable {
         return (h, Int(try h.seekToEnd()))
     }
 
-    deinit { try? handle.close() }
+    deinit { file.withLock { try? $0.handle.close() } }
 
     public func write(_ e: TimedEvent) {
         append(Self.json(e) + "\n")
@@ -51,13 +51,14 @@ public final class EventLog: @unchecked Sendable {
 
     private func append(_ line: String) {
         let data = Data(line.utf8)
-        lock.lock(); defer { lock.unlock() }
-        if size > 0, size + data.count > maxBytes {
-            try? handle.close()
-            _ = rename(path, path + ".1")
-            if let (h, n) = try? Self.open(path) { (handle, size) = (h, n) } else { return }
+        file.withLock { f in
+            if f.size > 0, f.size + data.count > maxBytes {
+                try? f.handle.close()
+                _ = rename(path, path + ".1")
+                if let (h, n) = try? Self.open(path) { f = (h, n) } else { return }
+            }
+            if (try? f.handle.write(contentsOf: data)) != nil { f.size += data.count }
         }
-        if (try? handle.write(contentsOf: data)) != nil { size += data.count }
     }
 
     /// The JSON line for one event (without the newline).

@@ -13,7 +13,7 @@ import VitrineCore
 /// `poll(now:)` is called by the run loop once per vblank; it never blocks (a non-blocking inotify
 /// read, and a folder scan at most every 2 s while a stick may still be mounting). The import thread
 /// talks to the run loop only through this object's lock.
-public final class ImportService: @unchecked Sendable {
+public final class ImportService: @unchecked Sendable {  // the watches and scan times are the run loop's (poll); what the import thread shares is behind `lock`
     public let library: CatalogLibrary
     public let settings: ImportSettings
     /// The folder sticks are mounted under, one sub-folder each.

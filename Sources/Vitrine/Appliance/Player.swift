@@ -319,9 +319,8 @@ public enum PlayerError: Error, CustomStringConvertible {
 }
 
 /// `jump` actions posted during a vblank, applied after it.
-final class JumpRequests: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [(String, Double?, String)] = []
-    func add(_ id: String, _ time: Double?, _ source: String) { lock.lock(); list.append((id, time, source)); lock.unlock() }
-    func take() -> [(String, Double?, String)] { lock.lock(); defer { list.removeAll(); lock.unlock() }; return list }
+final class JumpRequests: Sendable {
+    private let list = Mutex<[(String, Double?, String)]>([])
+    func add(_ id: String, _ time: Double?, _ source: String) { list.withLock { $0.append((id, time, source)) } }
+    func take() -> [(String, Double?, String)] { list.withLock { l in defer { l.removeAll() }; return l } }
 }

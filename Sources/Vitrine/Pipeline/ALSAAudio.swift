@@ -10,7 +10,7 @@ import VitrineCore
 /// device never underruns and resumes without a restart. The clock is the catalog time of the sample
 /// being heard: device frames played ((frames written − `snd_pcm_delay`), advanced by the monotonic
 /// time since the delay was read) minus the pause silence played so far.
-final class ALSAAudio: @unchecked Sendable {
+final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns are the owner thread's (start/stop); `finished` is guarded by `done`; the ALSA thread shares only atomics and `clock`
     /// The PCM; released (closed, flushing plugins such as `file`) by `stop()`.
     private var device: PCMDevice?
     private let name: String

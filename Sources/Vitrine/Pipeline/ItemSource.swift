@@ -16,13 +16,15 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 ///
 /// Times inside a source are seconds from the item's start. Audio is made contiguous from 0: a first
 /// audio frame stamped after 0 is preceded by silence, one stamped before 0 is trimmed.
-final class ItemSource: @unchecked Sendable {
+final class ItemSource: Sendable {
     enum State: Sendable, Equatable { case opening, playing, finished, failed(String) }
 
     let item: PlaylistItem
     let path: String
     let generation: Int
-    let video = FrameQueue<VideoFrame>(capacity: 6)
+    /// The decoded pictures and sound, sharing one condition: a video push that waits for the audio to
+    /// run short (`FrameQueue.Growth`) is woken by the audio consumer.
+    let video: FrameQueue<VideoFrame>
     let audio: SampleQueue
     private let audioFormat: AudioFormat
     private let log: Logger
@@ -54,7 +56,9 @@ final class ItemSource: @unchecked Sendable {
         self.audioFormat = audioFormat
         self.untimed = untimed
         self.log = log
-        audio = SampleQueue(channels: audioFormat.channels, capacityFrames: audioFormat.sampleRate * 2)
+        let queues = NSCondition()
+        video = FrameQueue<VideoFrame>(capacity: 6, condition: queues)
+        audio = SampleQueue(channels: audioFormat.channels, capacityFrames: audioFormat.sampleRate * 2, condition: queues)
     }
 
     var state: State { shared.withLock { $0.state } }
@@ -174,9 +178,7 @@ final class ItemSource: @unchecked Sendable {
                 let frameBytes = max(1, f.width * f.height * 3 / 2)
                 let growth = max(24, min(180, (128 << 20) / frameBytes))
                 let lowAudio = audioFormat.sampleRate / 4
-                if !video.push(f, limit: { [audio, video] in
-                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : growth
-                }) { return }
+                if !video.push(f, growth: hasAudio && !untimed ? .init(audio: audio, lowFrames: lowAudio, limit: growth) : nil) { return }
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }

@@ -2,35 +2,53 @@ import Foundation
 
 /// A bounded FIFO shared by one producer (a decoder thread) and one consumer.
 /// `push` blocks while full unless `force` is set; `close()` wakes everyone and ends the stream.
-final class FrameQueue<Element>: @unchecked Sendable {
-    private let condition = NSCondition()
+///
+/// The queue may share its condition with its item's `SampleQueue` (`init(capacity:condition:)`), so
+/// that a push waiting for the audio to run short (`Growth`) is woken by the audio consumer's take:
+/// every change to either queue broadcasts, and every waiter checks its own condition again.
+final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarded by `condition`
+    private let condition: NSCondition
     /// Slots before `head` were popped and hold nil, so a taken frame (and the decoder buffer it pins)
     /// is released as soon as its consumer drops it, not when the array is next compacted.
     private var items: [Element?] = []
     private var head = 0
-    private(set) var closed = false
+    private var isClosed = false
     private var finished = false
     let capacity: Int
 
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Appends `item`; blocks while the queue holds `capacity` items (or `limit` if given), unless closed.
-    /// Returns false if the queue was closed (the consumer is gone).
-    @discardableResult
-    func push(_ item: Element, limit: Int? = nil) -> Bool {
-        push(item) { limit ?? self.capacity }
+    /// - Parameter condition: the lock and condition guarding this queue (shared with the item's audio
+    ///   queue when `push` grows with it).
+    init(capacity: Int, condition: NSCondition = NSCondition()) {
+        self.capacity = capacity
+        self.condition = condition
     }
 
-    /// Like `push(_:limit:)`, with a limit re-read every 10 ms while waiting (it may depend on
-    /// another queue, such as how much audio is buffered).
+    /// Lets the queue hold up to `limit` items while `audio` (which must share this queue's condition)
+    /// holds fewer than `lowFrames` frames: interleaving skew (MPEG-PS stores video up to a second
+    /// ahead of its audio) never starves the audio.
+    struct Growth {
+        let audio: SampleQueue
+        let lowFrames: Int
+        let limit: Int
+    }
+
+    /// Appends `item`; blocks while the queue holds `capacity` items (or `growth.limit` while its audio
+    /// runs short), unless closed. Returns false if the queue was closed (the consumer is gone).
     @discardableResult
-    func push(_ item: Element, limit: () -> Int) -> Bool {
+    func push(_ item: Element, growth: Growth? = nil) -> Bool {
+        if let growth { precondition(growth.audio.shares(condition), "a growing queue must share its audio's condition") }
         condition.lock(); defer { condition.unlock() }
-        while !closed && count >= limit() { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01)) }
-        if closed { return false }
+        while !isClosed && count >= limit(growth) { condition.wait() }
+        if isClosed { return false }
         items.append(item)
         condition.broadcast()
         return true
+    }
+
+    /// The bound now (with the lock held).
+    private func limit(_ growth: Growth?) -> Int {
+        guard let growth, growth.audio.lockedFrames < growth.lowFrames else { return capacity }
+        return max(capacity, growth.limit)
     }
 
     /// Marks the end of the stream: no more pushes will come.
@@ -40,10 +58,13 @@ final class FrameQueue<Element>: @unchecked Sendable {
 
     /// Closes the queue: producers stop, waiting calls return.
     func close() {
-        condition.lock(); closed = true; items.removeAll(); head = 0; condition.broadcast(); condition.unlock()
+        condition.lock(); isClosed = true; items.removeAll(); head = 0; condition.broadcast(); condition.unlock()
     }
 
     private var count: Int { items.count - head }
+
+    /// Whether `close()` was called.
+    var closed: Bool { condition.lock(); defer { condition.unlock() }; return isClosed }
 
     var isEmpty: Bool { condition.lock(); defer { condition.unlock() }; return count == 0 }
     /// Items waiting to be taken.
@@ -74,15 +95,15 @@ final class FrameQueue<Element>: @unchecked Sendable {
     func waitForItem(timeout: Double) {
         condition.lock(); defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while count == 0 && !finished && !closed {
+        while count == 0 && !finished && !isClosed {
             if !condition.wait(until: deadline) { return }
         }
     }
 }
 
 /// Interleaved S16 samples from one decoder thread to the audio consumer, bounded in frames.
-final class SampleQueue: @unchecked Sendable {
-    private let condition = NSCondition()
+final class SampleQueue: @unchecked Sendable {  // every field is guarded by `condition`
+    private let condition: NSCondition
     private var chunks: [[Int16]] = []
     private var offset = 0          // samples already taken from chunks[0]
     private(set) var bufferedFrames = 0
@@ -92,7 +113,16 @@ final class SampleQueue: @unchecked Sendable {
     /// Upper bound in frames before `push` blocks.
     let capacityFrames: Int
 
-    init(channels: Int, capacityFrames: Int) { self.channels = channels; self.capacityFrames = capacityFrames }
+    /// - Parameter condition: the lock and condition guarding this queue (shared with its item's video queue).
+    init(channels: Int, capacityFrames: Int, condition: NSCondition = NSCondition()) {
+        self.channels = channels; self.capacityFrames = capacityFrames; self.condition = condition
+    }
+
+    /// Whether this queue is guarded by `c`.
+    func shares(_ c: NSCondition) -> Bool { c === condition }
+
+    /// Frames buffered, read with the shared condition's lock already held (by a `FrameQueue` push).
+    var lockedFrames: Int { bufferedFrames }
 
     @discardableResult
     func push(_ samples: [Int16]) -> Bool {

@@ -10,29 +10,63 @@ import VitrineCore
 /// them. The current item ("entry") is followed by one prerolled entry as soon as the current one
 /// has finished decoding — well before it finishes playing — whose start is where the current one
 /// ends. Items come from `nextItem` (the player's queue).
-final class Timeline: @unchecked Sendable {
-    final class Entry: @unchecked Sendable {
+///
+/// Threads: entries are scheduled, started, retired and cancelled on the run loop's thread (checked in
+/// debug builds); the audio consumer (the ALSA thread, or the run loop when headless) takes audio
+/// through `pullAudio`. Everything they share is behind `state`; `nextItem` is called on the run
+/// loop's thread with no lock held.
+final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnRunLoop: the run loop's alone (checked in debug builds); the rest is behind `state`
+    /// One item on the time line, in three parts by the thread that owns each: what never changes,
+    /// the audio consumer's `audioDebt`, and the presenter's `onScreen` bookkeeping.
+    final class Entry: Sendable {
         let source: ItemSource
         /// First catalog audio frame of the item's time zero (may lie in the past after a seek).
         let startFrame: Int
         /// Catalog seconds of the item's time zero.
         let start: Double
         var item: PlaylistItem { source.item }
-        /// Presenter bookkeeping.
-        var renderingStarted = false
-        var framesRendered = 0
-        var announcedLength = false
         /// Frames of silence that stood in for late audio; as many decoded frames are skipped when they
-        /// arrive, so the item's sound stays in sync with its pictures. (Audio thread only.)
-        var audioDebt = 0
-        var cues: CuePointScheduler
+        /// arrive, so the item's sound stays in sync with its pictures. The audio consumer's alone.
+        let audioDebt = Atomic<Int>(0)
+        /// The presenter's bookkeeping, on the run loop's thread.
+        let onScreen: OnScreen
+
         init(source: ItemSource, startFrame: Int, rate: Int) {
             self.source = source; self.startFrame = startFrame
             self.start = Double(startFrame) / Double(rate)
-            cues = CuePointScheduler(itemID: source.item.id, cuePoints: source.item.cuePoints)
+            onScreen = OnScreen(cues: CuePointScheduler(itemID: source.item.id, cuePoints: source.item.cuePoints))
         }
         /// Length in audio frames from time zero, once known.
         func lengthFrames(rate: Int) -> Int? { source.length.map { Int(($0 * Double(rate)).rounded()) } }
+    }
+
+    /// What the presenter records about an entry, confined to the run loop's thread: every access is
+    /// checked in debug builds.
+    final class OnScreen: @unchecked Sendable {  // confined to the thread that made it (the run loop's), checked on every access in debug builds
+        private let confinement = ThreadConfinement()
+        private var _renderingStarted = false, _framesRendered = 0, _announcedLength = false
+        private var _cues: CuePointScheduler
+        init(cues: CuePointScheduler) { _cues = cues }
+        /// Its first picture or sample was presented (`renderingStarted` was posted).
+        var renderingStarted: Bool {
+            get { confinement.check(); return _renderingStarted }
+            set { confinement.check(); _renderingStarted = newValue }
+        }
+        /// Video frames presented.
+        var framesRendered: Int {
+            get { confinement.check(); return _framesRendered }
+            set { confinement.check(); _framesRendered = newValue }
+        }
+        /// `durationChanged` was posted.
+        var announcedLength: Bool {
+            get { confinement.check(); return _announcedLength }
+            set { confinement.check(); _announcedLength = newValue }
+        }
+        /// Its cue points and the playhead they were passed at.
+        var cues: CuePointScheduler {
+            get { confinement.check(); return _cues }
+            set { confinement.check(); _cues = newValue }
+        }
     }
 
     /// What `maintain` changed, for the player's events.
@@ -58,6 +92,8 @@ final class Timeline: @unchecked Sendable {
         var lastAudio: (entry: Entry, end: Int)?
         /// Boundaries between two items with sound: the silence between their audio, in frames.
         var gaps: [AudioGap] = []
+        /// Entries `pullAudio` scheduled (headless), for the player's events.
+        var scheduledByAudio: [Entry] = []
     }
 
     /// The audio between two consecutive items that both have sound.
@@ -80,6 +116,7 @@ final class Timeline: @unchecked Sendable {
     var failureLimit = 1
     private let log: Logger
     private let state = Mutex(State())
+    private let confinement = ThreadConfinement()
     private let nextItem: () -> PlaylistItem?
     /// Whether the queue may still hand out items after the last scheduled one (set by the player
     /// each vblank). When false, audio past the last item's end is not invented: `pullAudio` returns short.
@@ -176,11 +213,13 @@ final class Timeline: @unchecked Sendable {
     /// entries that ended before both `position` and the audio consumer, and runs the slate when no
     /// item can play. Called by the presenter once per vblank.
     func maintain(position: Double) -> Changes {
+        confinement.check()
         let posFrame = Int(position * Double(format.sampleRate))
         var changes = Changes()
-        state.withLock { s in
+        var lines: [(LogRecord.Level, String, [String: String])] = []
+        let scheduling = state.withLock { s -> Bool in
             if let until = s.slateUntil {
-                if position < until { return }
+                if position < until { return false }
                 s.slateUntil = nil
                 s.slateMessage = nil
                 s.consecutiveFailures = 0
@@ -197,10 +236,10 @@ final class Timeline: @unchecked Sendable {
                 // every pass of the loop.
                 let key = e.source.path + "\u{0}" + why
                 if let last = s.reported[key], position - last < 600 {
-                    log.debug("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
+                    lines.append((.debug, "skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path]))
                 } else {
                     s.reported[key] = position
-                    log.error("skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path])
+                    lines.append((.error, "skipping \(e.item.id) (\(e.item.src)): \(why)", ["file": e.source.path]))
                 }
                 s.consecutiveFailures += 1
                 e.source.cancel()
@@ -212,8 +251,8 @@ final class Timeline: @unchecked Sendable {
                 s.entries.forEach { $0.source.cancel() }
                 changes.retired += s.entries
                 s.entries.removeAll()
-                log.error("no playable item; showing the slate and checking again in 10 s")
-                return
+                lines.append((.error, "no playable item; showing the slate and checking again in 10 s", [:]))
+                return false
             }
             // Retire entries that both consumers have passed.
             let consumed = min(posFrame, s.audioFrame)
@@ -227,33 +266,46 @@ final class Timeline: @unchecked Sendable {
             if let first = s.entries.first, first.source.decodedVideoFrames > 0 || first.source.hasAudio {
                 s.consecutiveFailures = 0
             }
-            // Schedule: the playing item plus one prerolled item once the playing one finished decoding.
-            changes.scheduled += schedule(&s, position: position)
+            return true
         }
+        for (level, message, metadata) in lines { log.log(level, message, metadata) }
+        // Schedule: the playing item plus one prerolled item once the playing one finished decoding.
+        if scheduling { changes.scheduled += schedule(position: position) }
         return changes
     }
 
-    /// Adds the prerolled entry when the last one's length is known (called with the lock held).
-    private func schedule(_ s: inout State, position: Double) -> [Entry] {
+    /// Adds entries until the playing one has a prerolled successor (once its length is known). The
+    /// queue (`nextItem`) is asked with no lock held.
+    private func schedule(position: Double) -> [Entry] {
+        confinement.check()
         var scheduled: [Entry] = []
-        while s.entries.count < 2 {
-            let startFrame: Int
-            if let last = s.entries.last {
+        while true {
+            // Whether an entry is wanted now: fewer than two, and the last one's end known.
+            let wanted = state.withLock { s -> Int? in
+                guard s.entries.count < 2 else { return nil }
+                guard let last = s.entries.last else { return 0 }
                 // (A decoder that failed since the check above is handled on the next call.)
-                if case .failed = last.source.state { break }
-                guard let len = last.lengthFrames(rate: format.sampleRate) else { break }
-                startFrame = last.startFrame + len
-            } else {
-                startFrame = startFrameNow(s, position: position)
+                if case .failed = last.source.state { return nil }
+                return last.lengthFrames(rate: format.sampleRate) == nil ? nil : s.entries.count
             }
-            guard let item = nextItem() else {
-                s.exhausted = true
-                break
+            guard let count = wanted else { break }
+            let item = nextItem()
+            let added = state.withLock { s -> Entry? in
+                // Entries change on this thread only, so they are as they were.
+                precondition(s.entries.count == count, "the time line changed while its queue was asked")
+                guard let item else {
+                    s.exhausted = true
+                    return nil
+                }
+                s.exhausted = false
+                let startFrame = s.entries.last.map { $0.startFrame + $0.lengthFrames(rate: format.sampleRate)! }
+                    ?? startFrameNow(s, position: position)
+                let e = makeEntry(&s, item, startFrame: startFrame)
+                s.entries.append(e)
+                return e
             }
-            s.exhausted = false
-            let e = makeEntry(&s, item, startFrame: startFrame)
-            s.entries.append(e)
-            scheduled.append(e)
+            guard let added else { break }
+            scheduled.append(added)
         }
         return scheduled
     }
@@ -261,10 +313,9 @@ final class Timeline: @unchecked Sendable {
     /// Whether the audio consumer runs on the run loop's thread (headless), so `pullAudio` may itself
     /// schedule the next item when it reaches the end of the last one before the presenter did.
     var audioOnRunLoop = false
-    private var scheduledByAudio: [Entry] = []
 
     /// Entries `pullAudio` scheduled, for the player's events.
-    func takeScheduledByAudio() -> [Entry] { state.withLock { _ in defer { scheduledByAudio.removeAll() }; return scheduledByAudio } }
+    func takeScheduledByAudio() -> [Entry] { state.withLock { s in defer { s.scheduledByAudio.removeAll() }; return s.scheduledByAudio } }
 
     /// The entry that covers catalog time `position` seconds, if any.
     func entry(at position: Double) -> Entry? {
@@ -305,10 +356,11 @@ final class Timeline: @unchecked Sendable {
                 let limit = end.map { min(remaining, $0 - pos) } ?? remaining
                 let wait = waited < timeout ? min(0.005, timeout - waited) : 0
                 let mayHaveAudio = entry.source.hasAudio || entry.source.state == .opening
-                if entry.audioDebt > 0 {
+                let debt = entry.audioDebt.load(ordering: .relaxed)
+                if debt > 0 {
                     let before = entry.source.audio.frames
-                    entry.source.audio.discard(frames: entry.audioDebt)
-                    entry.audioDebt -= before - entry.source.audio.frames
+                    entry.source.audio.discard(frames: debt)
+                    entry.audioDebt.subtract(before - entry.source.audio.frames, ordering: .relaxed)
                 }
                 n = entry.source.audio.take(maxFrames: limit, into: &out, timeout: mayHaveAudio ? wait : 0)
                 if n > 0 { noteAudio(entry, at: pos, frames: n) }
@@ -332,7 +384,7 @@ final class Timeline: @unchecked Sendable {
                         n = min(remaining, format.sampleRate / 100)
                         if let end { n = min(n, end - pos) }
                         out.append(contentsOf: repeatElement(0, count: n * format.channels))
-                        entry.audioDebt += n
+                        entry.audioDebt.add(n, ordering: .relaxed)
                         state.withLock { $0.underflowFrames += n }
                     } else {
                         waited += wait
@@ -346,9 +398,9 @@ final class Timeline: @unchecked Sendable {
                 // Past the last scheduled item while more may come: on the run loop, schedule it now;
                 // otherwise give the presenter a moment before filling with silence (a gap).
                 if end == nil && audioOnRunLoop && slateMessage == nil {
-                    let added = state.withLock { s -> [Entry] in schedule(&s, position: Double(pos) / Double(format.sampleRate)) }
+                    let added = schedule(position: Double(pos) / Double(format.sampleRate))
                     if !added.isEmpty {
-                        state.withLock { _ in scheduledByAudio += added }
+                        state.withLock { $0.scheduledByAudio += added }
                         continue
                     }
                 }

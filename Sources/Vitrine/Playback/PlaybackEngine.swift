@@ -116,10 +116,11 @@ public final class PlaybackEngine: ActionPerformer {
     var bannerLayer: BannerLayer { presenter.bannerLayer }
     /// The host time of the vblank being prepared: popups animate on presentation timestamps.
     var lastHostTime: Double { presenter.hostTime }
-    /// Redraws counted as taking at least this long (seconds): lets tests stand in for a slow CPU.
-    var drawSecondsFloor: Double {
-        get { presenter.drawSecondsFloor }
-        set { presenter.drawSecondsFloor = newValue }
+    /// When set, every redraw counts as taking this long (seconds): lets tests stand in for a slow or
+    /// a fast CPU whatever the machine does meanwhile.
+    var countedDrawSeconds: Double? {
+        get { presenter.countedDrawSeconds }
+        set { presenter.countedDrawSeconds = newValue }
     }
 
     /// Gets the popups ready before playback: their panels laid out and drawn, and the picture kept
@@ -230,15 +231,15 @@ public final class PlaybackEngine: ActionPerformer {
         if let total = totalTime, time >= total { return false }
         let (cancelled, new) = timeline.start(e.item, position: clock.position, startAt: time)
         for c in cancelled where c !== e { queue.returnToQueue(c.item) }   // a prerolled next item goes back
-        new.cues = e.cues
-        new.renderingStarted = true
-        new.framesRendered = e.framesRendered
+        new.onScreen.cues = e.onScreen.cues
+        new.onScreen.renderingStarted = true
+        new.onScreen.framesRendered = e.onScreen.framesRendered
         // The same item, seeked: one "played" line.
         events.report(.itemSeeked(from: e.source.generation, to: new.source.generation))
         currentEntry = new
         clock.bumpSerial()
         presenter.forgetFrame()
-        if let cue = new.cues.seek(to: time) { dispatcher.dispatch(cue) }
+        if let cue = new.onScreen.cues.seek(to: time) { dispatcher.dispatch(cue) }
         log.info("seek \(e.item.id) to \(String(format: "%.3f", time)) s")
         return true
     }
@@ -373,7 +374,7 @@ public final class PlaybackEngine: ActionPerformer {
         if let e = currentEntry, queue.state == .playing {
             let local: Double
             if let pts = presentedPTS, !e.source.isStill, e.source.hasVideo { local = pts } else { local = position - e.start }
-            if let cue = e.cues.advance(to: local) { dispatcher.dispatch(cue) }
+            if let cue = e.onScreen.cues.advance(to: local) { dispatcher.dispatch(cue) }
             if position - lastProgressEvent >= progressInterval {
                 lastProgressEvent = position
                 events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime))
@@ -428,7 +429,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// An entry cancelled while it played or was prerolled (`decoderCanceled`; its "played" line says "cut").
     private func cut(_ e: Timeline.Entry) {
         events.report(.itemEnded(generation: e.source.generation, video: e.source.hasVideo && !e.source.isStill, how: "cut"))
-        events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
+        events.post(.decoderCanceled(item: e.item.id, framesRendered: e.onScreen.framesRendered))
     }
 
     private func apply(_ changes: [PlaybackChange]) {
@@ -466,11 +467,11 @@ public final class PlaybackEngine: ActionPerformer {
 
     private func switchTo(_ entry: Timeline.Entry) {
         presenter.itemEnding()
-        let isSeekRestart = entry.renderingStarted
+        let isSeekRestart = entry.onScreen.renderingStarted
         currentEntry = entry
         presenter.forgetFrame()
         guard !isSeekRestart else { return }
-        entry.renderingStarted = true
+        entry.onScreen.renderingStarted = true
         events.report(.itemStarted(item: entry.item.id, generation: entry.source.generation))
         presenter.itemStarting(entry)
         queue.nowPlaying(entry.item)
@@ -483,9 +484,9 @@ public final class PlaybackEngine: ActionPerformer {
     private func post(_ changes: Timeline.Changes, hostTime: Double) {
         let position = clock.position
         for (e, why) in changes.failed {
-            events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.framesRendered))
+            events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.onScreen.framesRendered))
         }
-        for e in changes.retired where e.renderingStarted {
+        for e in changes.retired where e.onScreen.renderingStarted {
             events.report(.itemEnded(generation: e.source.generation, video: e.source.hasVideo && !e.source.isStill, how: nil))
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
@@ -503,8 +504,8 @@ public final class PlaybackEngine: ActionPerformer {
                 decodeCompletePosted.insert(id)
                 events.post(.decodingComplete(item: e.item.id))
             }
-            if !e.announcedLength, let len = e.source.length {
-                e.announcedLength = true
+            if !e.onScreen.announcedLength, let len = e.source.length {
+                e.onScreen.announcedLength = true
                 events.post(.durationChanged(item: e.item.id, duration: len))
                 events.post(.renderingWillComplete(item: e.item.id, at: hostTime + (e.start + len - position)))
             }
@@ -528,8 +529,8 @@ public final class PlaybackEngine: ActionPerformer {
     func finish() {
         events.report(.runEnded(videoOnScreen: currentEntry.map { $0.source.hasVideo && !$0.source.isStill } ?? false))
         // The item on screen is cut: the proof-of-play log closes it.
-        if let e = currentEntry, e.renderingStarted {
-            events.post(.decoderCanceled(item: e.item.id, framesRendered: e.framesRendered))
+        if let e = currentEntry, e.onScreen.renderingStarted {
+            events.post(.decoderCanceled(item: e.item.id, framesRendered: e.onScreen.framesRendered))
         }
         timeline.shutdown()
         audio?.stop()

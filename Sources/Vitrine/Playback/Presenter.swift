@@ -61,8 +61,9 @@ final class Presenter {
     private var lastDrawSeconds = 0.0
     /// Composition seconds of this step's redraw, nil when it did not redraw.
     private var drawnThisStep: Double?
-    /// Redraws counted as taking at least this long (seconds): lets tests stand in for a slow CPU.
-    var drawSecondsFloor = 0.0
+    /// When set, every redraw counts as taking this long (seconds): lets tests stand in for a slow or
+    /// a fast CPU whatever the machine does meanwhile.
+    var countedDrawSeconds: Double?
     /// The entry, its local time and the vblank time at the last `pick`, to tell a late decoder from a
     /// late run loop.
     private var lastPick: (entry: Timeline.Entry, local: Double, hostTime: Double)?
@@ -256,7 +257,7 @@ final class Presenter {
             drawn = shown
             if case .frame(let f, _) = content, let entry = engine.currentEntry, !frameShown {
                 frameShown = true
-                entry.framesRendered += 1
+                entry.onScreen.framesRendered += 1
                 watchdog.progressed(at: now)
                 let offsetMs = entry.source.hasAudio && engine.isPlaying ? (entry.start + f.pts - position) * 1000 : nil
                 engine.events.report(.framePresented(avOffsetMs: offsetMs))
@@ -282,7 +283,7 @@ final class Presenter {
         let layer = overlays, banner = bannerLayer, at = hostTime
         let popups = layer?.isDrawing ?? false, bannerUp = banner.isShowing
         var drawStart = 0.0, drawEnd = 0.0
-        defer { lastDrawSeconds = max(drawEnd - drawStart, drawSecondsFloor); drawnThisStep = lastDrawSeconds }
+        defer { lastDrawSeconds = countedDrawSeconds ?? (drawEnd - drawStart); drawnThisStep = lastDrawSeconds }
         try output.draw { target in
             drawStart = monotonicNow()
             defer { drawEnd = monotonicNow() }
