@@ -39,7 +39,7 @@ internal import Glibc
 /// ```swift
 /// let loop = try EventLoop()
 /// let watch = try loop.register(watcher.fileDescriptor, for: .readable) { _ in handle(watcher.changes()) }
-/// let vblank = loop.scheduleRepeatingTimer(every: .nanoseconds(16_666_667)) { tick in present(at: tick.deadline) }
+/// let vblank = loop.scheduleRepeatingTimer(every: .seconds(1) / 60) { tick in present(at: tick.deadline) }
 /// let frames = loop.makeWaker { presenter.framesArrived() }   // hand `frames` to a decoder thread
 /// try loop.handleSignals([.interrupt, .terminate]) { _ in loop.stop() }
 /// try loop.run()
@@ -299,6 +299,7 @@ public final class EventLoop {
         let id = nextSubscriptionID
         nextSubscriptionID += 1
         let subscription = LoopSubscription { [weak self] in
+            self?.assertInLoop()
             self?.subscriptions[id] = nil
             onCancel()
         }
