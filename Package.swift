@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         .systemLibrary(name: "CFileIO"),
+        .systemLibrary(name: "CRunLoop"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         // Swift bindings: the only modules that touch C.
@@ -36,6 +37,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CSodium"]),
         // POSIX file calls (open, read, write, fsync, rename, flock, statvfs) with typed errors.
         .target(name: "FileIO", dependencies: ["CFileIO"]),
+        // The event loop: epoll, timerfd, eventfd and signalfd through Glibc, one thread per loop.
+        .target(name: "RunLoop", dependencies: ["CRunLoop", "FileIO"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -50,6 +53,9 @@ let package = Package(
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
+        // An event loop with one timer or one signal handler: its idle CPU is measured with
+        // /usr/bin/time, and RunLoopTests send it a process-directed SIGHUP.
+        .executableTarget(name: "runloop-probe", dependencies: ["RunLoop"]),
 
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
@@ -57,6 +63,7 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
+        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),

@@ -11,14 +11,15 @@ internal import Glibc
 /// off) and then frees the buffers, framebuffers and mode blob.
 ///
 /// Use it from one thread, the presenter thread, and create it there. All page-flip events on
-/// the device's file descriptor must be read through `waitForPageFlip(timeout:)`.
+/// the device's file descriptor must be read through `waitForPageFlip(timeout:)` or
+/// `handlePageFlipEvents()`.
 ///
 /// A frame goes like this:
 /// ```swift
 /// scanout.withBackBuffer { pixels, stride in draw(into: pixels, stride: stride) }
 /// try scanout.present()
-/// // poll(scanout.fileDescriptor) in the run loop, then:
-/// if let flip = try scanout.waitForPageFlip(timeout: 0) { clock.vblank(at: flip.time) }
+/// // with `scanout.fileDescriptor` registered for readable on the event loop, in its handler:
+/// if let flip = try scanout.handlePageFlipEvents() { clock.vblank(at: flip.time) }
 /// ```
 public final class Scanout {
     /// The device this output belongs to; kept open for as long as the output lives.
@@ -44,7 +45,8 @@ public final class Scanout {
     public let primaryPlaneID: UInt32?
     /// How many buffers are in the ring (3 or more).
     public var bufferCount: Int { buffers.count }
-    /// The device's file descriptor: poll it for `POLLIN`, then call `waitForPageFlip(timeout: 0)`.
+    /// The device's file descriptor: readable when DRM events are waiting. Register it on the event
+    /// loop for readable and call `handlePageFlipEvents()` when it is.
     public var fileDescriptor: Int32 { device.fileDescriptor }
     /// Whether a presented buffer has not reached the screen yet (its flip event is not read).
     public var isFlipPending: Bool { pending != nil }
@@ -283,6 +285,26 @@ public final class Scanout {
             try DRMEvents.handle(fd: fd)
             if flip.completion == nil && remaining <= 0 { return nil }
         }
+    }
+
+    /// Reads the DRM events waiting on `fileDescriptor`, without waiting, and returns the pending
+    /// page flip if one of them completed it (its buffer is then the front buffer).
+    ///
+    /// For an event loop that watches `fileDescriptor` for readable: call it from the handler.
+    /// Unlike `waitForPageFlip(timeout: 0)` it reads the events even when no flip is pending (a
+    /// late event of an abandoned flip), so a level-triggered watch never finds the device still
+    /// readable and spins. A spurious wake-up (nothing to read) reads nothing and returns nil.
+    ///
+    /// - Returns: the flip's vblank sequence and `CLOCK_MONOTONIC` time; nil when no pending flip
+    ///   completed.
+    /// - Throws: `DRMError` from `poll` or `drmHandleEvent`.
+    /// The corresponding C functions are `poll` (with a zero timeout) and `drmHandleEvent`.
+    public func handlePageFlipEvents() throws(DRMError) -> PageFlip? {
+        if try DRMEvents.waitReadable(fd: fd, timeout: 0) { try DRMEvents.handle(fd: fd) }
+        guard let flip = pending, let completion = flip.completion else { return nil }
+        front = flip.bufferIndex
+        pending = nil
+        return completion
     }
 
     /// Tells the driver the front buffer changed, for devices such as virtio-gpu that show a
