@@ -48,7 +48,7 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
@@ -66,6 +66,6 @@ let package = Package(
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop"]),
     ]
 )

@@ -255,16 +255,9 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
     do {
         let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
         player.eventLog = eventLog
-        if let importer {
-            // USB sticks and `vitrine import` requests, looked at once per vblank; a finished import
-            // hands its catalog over (at the next item boundary, or at once).
-            player.configureEngine = { engine in importer.banner = engine.statusBanner }
-            player.onVblank = { importer.poll(now: $0) }
-            let immediate = importer.settings.switchMode == .immediate
-            player.nextCatalog = {
-                importer.takeSwitchedCatalog().map { CatalogSwitch(manifest: $0.manifest, directory: $0.directory, immediate: immediate) }
-            }
-        }
+        // USB sticks and `vitrine import` requests, watched on the run's loop; a finished import hands
+        // its catalog over (at the next item boundary, or at once).
+        player.importer = importer
         let stats = try player.run()
         print(stats.description)
         ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
@@ -490,8 +483,11 @@ func commandBench(_ argv: [String]) throws -> Exit {
 }
 
 func main() -> Int32 {
-    MediaLog.quiet()
     var argv = Array(CommandLine.arguments.dropFirst())
+    // First, before any thread starts: a player's SIGINT, SIGTERM and SIGHUP go to its run loop's
+    // signalfd (the other commands keep the default actions).
+    if argv.first == "run" || argv.first == "play" { Player.installSignalHandlers() }
+    MediaLog.quiet()
     guard let command = argv.first else {
         FileHandle.standardError.write(Data((topHelp + "\n").utf8))
         return Exit.usage.rawValue

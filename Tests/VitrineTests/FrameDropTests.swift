@@ -32,8 +32,11 @@ final class StallingOutput: VideoOutput {
     func draw(_ body: (PixelTarget) throws -> Void) throws { try inner.draw(body) }
     func flip() throws { presents += 1; try inner.flip(); applyStall() }
     var isFlipPending: Bool { false }
-    func waitForFlip(timeout: Double) throws -> Bool { true }
-    func idle() throws { idles += 1; try inner.idle(); applyStall() }
+    var eventDescriptor: Int32? { nil }
+    var flipDeadline: Double? { nil }
+    func handleFlipEvents() throws -> Bool { true }
+    var nextVblankDeadline: Double? { nil }
+    func vblankPassed() throws { idles += 1; try inner.vblankPassed(); applyStall() }
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows { try inner.withFrontBuffer(body) }
     func close() {}
 

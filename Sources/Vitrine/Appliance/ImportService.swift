@@ -3,6 +3,7 @@ import CatalogStore
 import FileIO
 import Inotify
 import VitrineCore
+import RunLoop
 
 /// USB catalog updates inside the running player: watches the stick folder (`/run/vitrine/media`,
 /// where `rootfs/etc/udev/rules.d/80-vitrine-usb.rules` mounts sticks) and the library's `requests/`
@@ -10,10 +11,10 @@ import VitrineCore
 /// own, shows its progress and result in the status banner (the result for 10 s), records it in the
 /// event log, and hands a switched catalog to the run loop.
 ///
-/// `poll(now:)` is called by the run loop once per vblank; it never blocks (a non-blocking inotify
-/// read, and a folder scan at most every 2 s while a stick may still be mounting). The import thread
-/// talks to the run loop only through this object's lock.
-public final class ImportService: @unchecked Sendable {  // the watches and scan times are the run loop's (poll); what the import thread shares is behind `lock`
+/// On the run loop (`attach(to:)`) the watches' descriptors and one timer drive it; it never blocks
+/// (a non-blocking inotify read, and a folder scan every 2 s while a stick may still be mounting).
+/// The import thread talks to the run loop only through this object's lock.
+public final class ImportService: @unchecked Sendable {  // the watches, scan times and loop handles are the run loop's; what the import thread shares is behind `lock`
     public let library: CatalogLibrary
     public let settings: ImportSettings
     /// The folder sticks are mounted under, one sub-folder each.
@@ -115,7 +116,49 @@ public final class ImportService: @unchecked Sendable {  // the watches and scan
     /// Whether an import is running.
     public var isImporting: Bool { lock.lock(); defer { lock.unlock() }; return busy }
 
-    /// One look for sticks and requests; call once per vblank with `CLOCK_MONOTONIC` seconds.
+    /// The run loop the watches are registered on (`attach(to:)`): the loop's own, like the watches.
+    private var attached: (loop: EventLoop, watches: [IORegistration], next: LoopTimer?)?
+
+    /// Watches on `loop` (the calling thread's): each watch's inotify descriptor is registered for
+    /// readable, and one timer brings the next folder scan (every `scanInterval`) and, while a folder
+    /// cannot be watched, the next attempt (every 10 s). Nothing is looked at between those.
+    public func attach(to loop: EventLoop) {
+        loop.assertInLoop()
+        attached = (loop, [], nil)
+        look()
+    }
+
+    /// Stops watching on the loop given to `attach(to:)`; an import running goes on.
+    public func detach() {
+        guard let a = attached else { return }
+        a.watches.forEach { $0.cancel() }
+        a.next?.cancel()
+        attached = nil
+    }
+
+    /// One `poll`, then the loop's registrations follow the watches (a folder gone, a watch reopened)
+    /// and the timer moves to the next scan or reopening attempt.
+    private func look() {
+        poll(now: monotonicNow())
+        guard let a = attached else { return }
+        a.watches.forEach { $0.cancel() }
+        var watches: [IORegistration] = []
+        for fd in [stickWatch?.fileDescriptor, requestWatch?.fileDescriptor].compactMap({ $0 }) {
+            do {
+                watches.append(try a.loop.register(fd, for: .readable) { [unowned self] _ in look() })
+            } catch {
+                log.error("import: cannot watch on the run loop: \(error)")
+            }
+        }
+        var due = nextScan
+        if stickWatch == nil || requestWatch == nil { due = min(due, nextWatchAttempt) }
+        a.next?.cancel()
+        let next = a.loop.scheduleTimer(at: Deadline(seconds: due)) { [unowned self] in look() }
+        attached = (a.loop, watches, next)
+    }
+
+    /// One look for sticks and requests, with `CLOCK_MONOTONIC` seconds: reads the watches (never
+    /// blocks), scans the stick folder when `scanInterval` has passed, retries a missing watch every 10 s.
     public func poll(now: Double) {
         if stickWatch == nil || requestWatch == nil, now >= nextWatchAttempt {
             nextWatchAttempt = now + 10

@@ -3,6 +3,7 @@ import Synchronization
 import Media
 import VitrineCore
 import ServiceManager
+import RunLoop
 
 /// Set by SIGINT/SIGTERM; the run loop checks it once per vblank.
 let stopSignal = Atomic<Bool>(false)
@@ -32,28 +33,33 @@ public final class Player {
         self.startMessage = slateMessage
     }
 
-    /// Installs SIGINT/SIGTERM handlers that end `run()` at the next vblank (so the CRTC is restored).
+    /// Makes SIGINT, SIGTERM and SIGHUP end `run()` at the next vblank (so the CRTC is restored):
+    /// blocks them, for the run loop's signalfd to read them, and ignores SIGPIPE. Call it first in
+    /// `main`, before any other thread starts: threads inherit the blocked mask, and a thread that
+    /// does not block them would take a process-directed signal's default action.
     public static func installSignalHandlers() {
         stopSignal.store(false, ordering: .relaxed)
-        signal(SIGINT) { _ in stopSignal.store(true, ordering: .relaxed) }
-        signal(SIGTERM) { _ in stopSignal.store(true, ordering: .relaxed) }
-        // A parent may have started us with these blocked (the mask is inherited across exec).
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        SignalMask.block(stopSignals)
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Whether SIGINT/SIGTERM or `requestStop()` asked the player to stop.
+    /// The signals that stop a run.
+    static let stopSignals: [Signal] = [.interrupt, .terminate, .hangup]
+
+    /// Whether SIGINT/SIGTERM/SIGHUP or `requestStop()` asked the player to stop.
     public static var stopRequested: Bool { stopSignal.load(ordering: .relaxed) }
 
     /// Clears a previous stop request (tests run several players in one process).
     public static func clearStopRequest() { stopSignal.store(false, ordering: .relaxed) }
 
-    /// Asks a running `run()` to stop at the next vblank.
-    public static func requestStop() { stopSignal.store(true, ordering: .relaxed) }
+    /// Asks a running `run()` to stop at the next vblank; any thread.
+    public static func requestStop() {
+        stopSignal.store(true, ordering: .relaxed)
+        for waker in runningStops.withLock({ Array($0.values) }) { waker.wake() }
+    }
+
+    /// For each run in progress, a waker whose handler (on its loop) stops it: `requestStop()`.
+    private static let runningStops = Mutex<[ObjectIdentifier: LoopWaker]>([:])
 
     /// Called with the engine before playback starts (tests and tools attach observers or steer it).
     public var configureEngine: ((PlaybackEngine) -> Void)?
@@ -66,8 +72,13 @@ public final class Player {
     /// from the next item boundary, or at once when `immediate`.
     public var nextCatalog: (() -> CatalogSwitch?)?
 
-    /// Called once per vblank on the run loop with the `CLOCK_MONOTONIC` time (USB stick watching).
+    /// Called once per vblank on the run loop with the `CLOCK_MONOTONIC` time.
     public var onVblank: ((Double) -> Void)?
+
+    /// USB sticks and `vitrine import` requests for this run: its watches and timers go on the run's
+    /// loop, its progress and results on the engine's banner, and a catalog it switched to plays from
+    /// the next item boundary (or at once: `import.switch: immediate`).
+    public var importer: ImportService?
 
     /// Plays until the playlist ends (no loop), `options.duration` passes, or a stop is requested.
     /// - Throws: `PlayerError.deviceUnavailable` when `--output drm` was asked for and no display can be
@@ -118,6 +129,7 @@ public final class Player {
         if audio == nil && !output.isVirtual && (options.audioDevice ?? manifest.audio.device) != "none" {
             engine.reopenAudio = { [self] in self.makeAudio(quiet: true) }
         }
+        importer?.banner = engine.statusBanner
         configureEngine?(engine)
 
         // Headless: record and snapshot each vblank; audio is pulled in step with virtual time.
@@ -155,41 +167,80 @@ public final class Player {
             }
         }
 
-        if startMessage == nil {
-            for item in playlist { engine.enqueue(item) }
-            engine.play()
-            engine.startPlayback()
+        // The run loop, on this thread: the page-flip loop, signals, touch, USB sticks and imports.
+        let loop = try EventLoop()
+        defer { loop.close() }
+        let stopNow = { [log, unowned engine] (why: String) in
+            log.info("\(why): stopping at the next vblank", ["catalogTime": String(format: "%.3f", engine.catalogTime)])
+            stopSignal.store(true, ordering: .relaxed)
+            if engine.presenter.isRunning { engine.presenter.stopSoon() } else { loop.stop() }
+        }
+        let stopWaker = loop.makeWaker { if Player.stopRequested { stopNow("stop requested") } }
+        let key = ObjectIdentifier(stopWaker)
+        Self.runningStops.withLock { $0[key] = stopWaker }
+        defer { _ = Self.runningStops.withLock { $0.removeValue(forKey: key) } }
+        var handles: [LoopSubscription] = []
+        defer { handles.forEach { $0.cancel() } }
+        // SIGINT, SIGTERM, SIGHUP through a signalfd, when `installSignalHandlers()` blocked them.
+        if Self.stopSignals.allSatisfy(SignalMask.isBlocked) {
+            handles.append(try loop.handleSignals(Self.stopSignals) { signal in stopNow("\(signal)") })
         }
         // Touch, pointer and keys from libinput's seat, on a real screen.
         let seat = output.isVirtual ? nil : SeatInput(log: log.child("input"))
+        var inputWatch: IORegistration?
+        defer { inputWatch?.cancel() }
+        if let seat {
+            inputWatch = try loop.register(seat.fileDescriptor, for: .readable) { [unowned engine] _ in
+                for e in seat.poll() { engine.handleInput(e) }
+            }
+            for e in seat.poll() { engine.handleInput(e) }
+        }
+        // USB sticks and `vitrine import` requests.
+        importer?.attach(to: loop)
+        defer { importer?.detach() }
+
+        if startMessage == nil {
+            for item in playlist { engine.enqueue(item) }
+            engine.play()
+            engine.startPlayback(on: loop) { loop.stop() }
+            try loop.run()
+        }
         // `--duration S` presents the vblanks in [0, S): at 30 Hz, 2 s is exactly 60 pictures.
         let period = 1 / output.refreshRate
-        while !stopSignal.load(ordering: .relaxed) {
-            if let d = options.duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { break }
-            guard try engine.step() else { break }
-            if let seat { for e in seat.poll() { engine.handleInput(e) } }
-            onVblank?(monotonicNow())
-            if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
-            if let next = nextCatalog?() {
-                // The slate is up (nothing could play): end this run; the caller plays the library again.
-                if startMessage != nil { log.info("a catalog arrived; leaving the slate"); break }
-                // A new mode, rotation, fit or background needs a new output (a modeset): end this run,
-                // and the caller plays the library again with the new catalog.
-                if next.manifest.display != manifest.display {
-                    let d = next.manifest.display
-                    log.info("the new catalog changes the display (mode \(d.mode), rotation \(d.rotation.rawValue), fit "
-                             + "\(d.fit.rawValue)): restarting the display with it")
-                    endedForDisplayChange = true
-                    break
+        let duration = options.duration
+        if !Self.stopRequested {
+            try engine.presenter.run(on: loop, shouldStop: { [unowned engine] in
+                if stopSignal.load(ordering: .relaxed) { return true }
+                if let d = duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { return true }
+                return false
+            }, afterVblank: { [self, unowned engine] in
+                onVblank?(monotonicNow())
+                if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
+                if let next = nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
+                    CatalogSwitch(manifest: $0.manifest, directory: $0.directory,
+                                  immediate: importer?.settings.switchMode == .immediate)
+                }) {
+                    // The slate is up (nothing could play): end this run; the caller plays the library again.
+                    if startMessage != nil { log.info("a catalog arrived; leaving the slate"); return false }
+                    // A new mode, rotation, fit or background needs a new output (a modeset): end this run,
+                    // and the caller plays the library again with the new catalog.
+                    if next.manifest.display != manifest.display {
+                        let d = next.manifest.display
+                        log.info("the new catalog changes the display (mode \(d.mode), rotation \(d.rotation.rawValue), fit "
+                                 + "\(d.fit.rawValue)): restarting the display with it")
+                        endedForDisplayChange = true
+                        return false
+                    }
+                    playlist = adopt(next, engine: engine, playing: playlist)
                 }
-                playlist = adopt(next, engine: engine, playing: playlist)
-            }
-            for (id, time, source) in jumps.take() {
-                guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
-                engine.play(playlist[i])
-                for item in playlist[(i + 1)...] { engine.enqueue(item) }
-                if let t = time, t > 0 { engine.pendingSeek = t }
-            }
+                for (id, time, source) in jumps.take() {
+                    guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
+                    engine.play(playlist[i])
+                    for item in playlist[(i + 1)...] { engine.enqueue(item) }
+                    if let t = time, t > 0 { engine.pendingSeek = t }
+                }
+                return true
+            })
         }
         engine.finish()
         (output as? HeadlessOutput)?.onVblank = nil

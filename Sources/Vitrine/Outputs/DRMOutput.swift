@@ -16,8 +16,8 @@ final class DRMOutput: VideoOutput {
     /// Completed page flips (the first modeset counts as one: it is on screen when it returns).
     private(set) var flips = 0
     var completedFlips: Int { flips }
-    /// Seconds spent blocked waiting for page flips and vblanks since the output opened.
-    private(set) var waitedSeconds = 0.0
+    /// The presenter measures its own waits for flips and vblanks.
+    let waitedSeconds = 0.0
     /// Called after every completed page flip with its kernel timestamp (monotonic seconds).
     var onPageFlip: ((Double) -> Void)?
 
@@ -69,25 +69,27 @@ final class DRMOutput: VideoOutput {
 
     var isFlipPending: Bool { scanout.isFlipPending }
 
-    func idle() throws {
-        let next = lastFlip + 1 / refreshRate
-        let start = monotonicNow(), wait = next - start
-        if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.1)) }
-        waitedSeconds += monotonicNow() - start
-        lastFlip = max(next, monotonicNow() - 1 / refreshRate)
-    }
+    /// The DRM device: readable when page-flip events are waiting.
+    var eventDescriptor: Int32? { scanout.fileDescriptor }
+    /// Flips complete on the kernel's event, not at a time.
+    var flipDeadline: Double? { nil }
 
-    /// Reads the page-flip event when it comes (within `timeout` seconds); its kernel timestamp
-    /// becomes the last vblank.
-    func waitForFlip(timeout: Double) throws -> Bool {
-        guard scanout.isFlipPending else { return true }
-        let start = monotonicNow()
-        defer { waitedSeconds += monotonicNow() - start }
-        guard let flip = try scanout.waitForPageFlip(timeout: timeout) else { return false }
+    /// Reads the DRM events waiting (`drmHandleEvent`), without waiting; when the pending flip
+    /// completed, its kernel timestamp becomes the last vblank.
+    func handleFlipEvents() throws -> Bool {
+        guard let flip = try scanout.handlePageFlipEvents() else { return false }
         lastFlip = flip.time > 0 ? flip.time : monotonicNow()
         flips += 1
         onPageFlip?(lastFlip)
         return true
+    }
+
+    /// One period after the last flip.
+    var nextVblankDeadline: Double? { lastFlip + 1 / refreshRate }
+
+    /// No flip this vblank: the vblank clock moves on by a period (or to now, after a long pause).
+    func vblankPassed() throws {
+        lastFlip = max(lastFlip + 1 / refreshRate, monotonicNow() - 1 / refreshRate)
     }
 
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {}

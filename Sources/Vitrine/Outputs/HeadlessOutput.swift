@@ -3,20 +3,24 @@ import Media
 
 /// The headless output: presents into memory at a virtual vblank of `refreshRate` Hz.
 ///
-/// Vblank n happens at n / `refreshRate` seconds. With `realtime`, each vblank waits for the
-/// monotonic clock to reach it, like a panel; otherwise it runs as fast as the CPU allows (recording,
-/// tests, benchmarks). Every vblank can be recorded through `onVblank`.
+/// Vblank n happens at n / `refreshRate` seconds. With `realtime`, vblank n comes when the monotonic
+/// clock reaches it, like a panel: a picture queued by `flip()` is pending until then (the run loop
+/// waits for `flipDeadline`, and the presenter does the vblank's work after it). Otherwise it runs as
+/// fast as the CPU allows (recording, tests, benchmarks): a flip completes in `flip()`. Every vblank
+/// can be recorded through `onVblank`.
 final class HeadlessOutput: VideoOutput {
     let width: Int
     let height: Int
     let refreshRate: Double
     let isVirtual = true
     let realtime: Bool
+    /// The picture on screen (drawn only when no flip is pending).
     private let front: ImageBuffer
+    private var pending = false
     private(set) var vblankCount = 0
     var completedFlips: Int { vblankCount }
-    private(set) var waitedSeconds = 0.0
-    private var origin: Double = monotonicNow()
+    let waitedSeconds = 0.0
+    private let origin: Double = monotonicNow()
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?
 
@@ -27,33 +31,45 @@ final class HeadlessOutput: VideoOutput {
 
     var summary: String { "headless \(width)x\(height)@\(refreshRate.formatted2) (\(realtime ? "real time" : "as fast as possible"))" }
 
-    func nextPresentationTime() -> Double { Double(vblankCount) / refreshRate }
+    func nextPresentationTime() -> Double { Double(vblankCount + (pending ? 1 : 0)) / refreshRate }
 
     func monotonicTime(ofPresentation t: Double) -> Double { origin + t }
 
     func draw(_ body: (PixelTarget) throws -> Void) throws {
+        precondition(!pending, "HeadlessOutput.draw: the picture drawn waits for its vblank")
         try front.withTarget { target in try body(target) }
     }
 
-    /// The picture drawn is on screen from the next virtual vblank: that vblank happens now.
-    func flip() throws { try vblank() }
+    /// The picture drawn is on screen from the next virtual vblank: at once, or (real time) when its
+    /// time comes (`flipDeadline`, then `handleFlipEvents()`).
+    func flip() throws {
+        precondition(!pending, "HeadlessOutput.flip: a flip is pending")
+        if realtime { pending = true } else { try vblank() }
+    }
 
-    /// Flips complete at once.
-    var isFlipPending: Bool { false }
-    func waitForFlip(timeout: Double) throws -> Bool { true }
+    var isFlipPending: Bool { pending }
+    var eventDescriptor: Int32? { nil }
 
-    func idle() throws { try vblank() }
+    /// The monotonic time of the vblank the pending flip shows at.
+    var flipDeadline: Double? { pending ? origin + Double(vblankCount) / refreshRate : nil }
+
+    /// Completes the pending flip once its vblank's time has come.
+    func handleFlipEvents() throws -> Bool {
+        guard pending, let due = flipDeadline, monotonicNow() + 1e-6 >= due else { return false }
+        pending = false
+        try vblank()
+        return true
+    }
+
+    var nextVblankDeadline: Double? { realtime ? origin + Double(vblankCount) / refreshRate : nil }
+
+    func vblankPassed() throws {
+        precondition(!pending, "HeadlessOutput.vblankPassed: a flip is pending")
+        try vblank()
+    }
 
     private func vblank() throws {
         let t = Double(vblankCount) / refreshRate
-        if realtime {
-            let wait = origin + t - monotonicNow()
-            if wait > 0 {
-                let start = monotonicNow()
-                Thread.sleep(forTimeInterval: wait)
-                waitedSeconds += monotonicNow() - start
-            }
-        }
         vblankCount += 1
         if let onVblank { try front.withTarget { try onVblank($0, t) } }
     }

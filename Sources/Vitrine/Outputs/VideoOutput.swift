@@ -21,19 +21,27 @@ protocol VideoOutput: AnyObject {
     /// so it may run while a flip is pending.
     func draw(_ body: (PixelTarget) throws -> Void) throws
     /// Queues the picture last drawn for the next vblank (a page flip). No flip may be pending:
-    /// wait for it first (`waitForFlip`), so that one flip is in flight at most.
+    /// wait for it first, so that one flip is in flight at most.
     func flip() throws
     /// Whether a queued picture has not reached the screen yet (its flip has not completed).
     var isFlipPending: Bool { get }
-    /// Waits up to `timeout` seconds for the pending flip to complete. Returns false when it has not;
-    /// true when it has, or none was pending.
-    func waitForFlip(timeout: Double) throws -> Bool
-    /// Nothing new to show and no flip pending: waits for the next vblank, keeping the current picture.
-    func idle() throws
+    /// The descriptor whose readability says the pending flip may have completed (the DRM device);
+    /// nil when flips complete at a time (`flipDeadline`) or at once.
+    var eventDescriptor: Int32? { get }
+    /// When the pending flip completes, `CLOCK_MONOTONIC` seconds, for outputs whose vblanks are timed
+    /// (headless, real time); nil otherwise.
+    var flipDeadline: Double? { get }
+    /// Reads what happened without waiting (DRM: the page-flip events); true when the pending flip
+    /// completed.
+    func handleFlipEvents() throws -> Bool
+    /// With no flip pending: when the next vblank comes, `CLOCK_MONOTONIC` seconds; nil: at once.
+    var nextVblankDeadline: Double? { get }
+    /// A vblank passed with no flip (the picture stays): call at `nextVblankDeadline`.
+    func vblankPassed() throws
     /// Page flips (or virtual vblanks) completed so far; the watchdog is fed when this grows.
     var completedFlips: Int { get }
-    /// Seconds the output has spent blocked waiting for page flips or vblanks (monotonic clock;
-    /// 0 for a virtual clock that runs as fast as possible).
+    /// Seconds the output itself stood still, beyond what the presenter waited for it (0 for the real
+    /// outputs; a test double injects display stalls here).
     var waitedSeconds: Double { get }
     /// Reads the picture on screen (for snapshots).
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows

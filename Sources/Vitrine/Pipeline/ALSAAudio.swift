@@ -75,10 +75,12 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
                 if isPause {
                     samples = [Int16](repeating: 0, count: period * format.channels)
                 } else {
+                    let generation = timeline.progress.generation
                     samples = timeline.pullAudio(frames: period, timeout: periodTime)
                     if samples.isEmpty {
                         if timeline.isExhausted { break }
-                        Thread.sleep(forTimeInterval: 0.002)
+                        // Nothing more until the presenter schedules an item or a decoder delivers.
+                        timeline.progress.wait(after: generation, timeout: 0.002)
                         continue
                     }
                     Volume(q15: gain.load(ordering: .relaxed)).scale(&samples)

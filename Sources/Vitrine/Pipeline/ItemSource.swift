@@ -30,6 +30,8 @@ final class ItemSource: Sendable {
     private let log: Logger
     private let shared = Mutex(Shared())
     private let untimed: Bool
+    /// Told after every frame and samples queued and every change of state (a presenter waiting for them).
+    private let progress: DecoderProgress?
 
     struct Shared {
         var state: State = .opening
@@ -48,7 +50,9 @@ final class ItemSource: Sendable {
     /// Item time (seconds) decoding starts from: 0, or a seek target.
     let startAt: Double
 
-    init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger, startAt: Double = 0) {
+    init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger,
+         startAt: Double = 0, progress: DecoderProgress? = nil) {
+        self.progress = progress
         self.item = item
         self.startAt = max(0, startAt)
         self.path = path
@@ -147,6 +151,7 @@ final class ItemSource: Sendable {
             $0.containerDuration = file.duration
             $0.seekable = file.supportsSeeking
         }
+        progress?.notify()
         let still = file.isStillImage || item.type == .image
         let cap = still ? nil : item.duration
         let origin = still ? 0 : startAt
@@ -179,6 +184,7 @@ final class ItemSource: Sendable {
                 let growth = max(24, min(180, (128 << 20) / frameBytes))
                 let lowAudio = audioFormat.sampleRate / 4
                 if !video.push(f, growth: hasAudio && !untimed ? .init(audio: audio, lowFrames: lowAudio, limit: growth) : nil) { return }
+                progress?.notify()
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
@@ -209,6 +215,7 @@ final class ItemSource: Sendable {
                 audioFrames += samples.count / audioFormat.channels
                 shared.withLock { $0.audioFrames = audioFrames }
                 if !audio.push(samples) { return }
+                progress?.notify()
             }
         }
         if hasAudio && !video.closed {
@@ -229,11 +236,13 @@ final class ItemSource: Sendable {
         shared.withLock { $0.audioFrames = audioFrames; $0.videoEnd = videoEnd; $0.state = .finished }
         video.finish()
         audio.finish()
+        progress?.notify()
     }
 
     private func fail(_ reason: String) {
         shared.withLock { $0.state = .failed(reason) }
         video.finish()
         audio.finish()
+        progress?.notify()
     }
 }

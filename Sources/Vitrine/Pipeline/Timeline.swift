@@ -44,6 +44,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     /// checked in debug builds.
     final class OnScreen: @unchecked Sendable {  // confined to the thread that made it (the run loop's), checked on every access in debug builds
         private let confinement = ThreadConfinement()
+    /// Told by every decoder of the time line, and when an entry is scheduled: what a presenter (or
+    /// the audio consumer) waiting for decoded frames, samples or a new item waits on.
+    let progress = DecoderProgress()
         private var _renderingStarted = false, _framesRendered = 0, _announcedLength = false
         private var _cues: CuePointScheduler
         init(cues: CuePointScheduler) { _cues = cues }
@@ -117,6 +120,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     private let log: Logger
     private let state = Mutex(State())
     private let confinement = ThreadConfinement()
+    /// Told by every decoder of the time line, and when an entry is scheduled: what a presenter (or
+    /// the audio consumer) waiting for decoded frames, samples or a new item waits on.
+    let progress = DecoderProgress()
     private let nextItem: () -> PlaylistItem?
     /// Whether the queue may still hand out items after the last scheduled one (set by the player
     /// each vblank). When false, audio past the last item's end is not invented: `pullAudio` returns short.
@@ -149,7 +155,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, startAt: Double = 0) -> Entry {
         s.generation += 1
         let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
-                             untimed: untimed, log: log, startAt: startAt)
+                             untimed: untimed, log: log, startAt: startAt, progress: progress)
         src.start()
         return Entry(source: src, startFrame: startFrame, rate: format.sampleRate)
     }
@@ -307,6 +313,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             guard let added else { break }
             scheduled.append(added)
         }
+        if !scheduled.isEmpty { progress.notify() }
         return scheduled
     }
 
@@ -340,6 +347,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var remaining = frames
         var waited = 0.0
         while remaining > 0 {
+            let generation = progress.generation
             let (pos, entry, end, atEnd) = state.withLock { s -> (Int, Entry?, Int?, Bool) in
                 let p = s.audioFrame
                 for e in s.entries {
@@ -405,7 +413,12 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                     }
                 }
                 if end == nil && waited < timeout && slateMessage == nil {
-                    Thread.sleep(forTimeInterval: 0.001); waited += 0.001
+                    // On the run loop nobody else schedules: waiting cannot help. Elsewhere, wait for the
+                    // presenter to schedule the next item (it tells `progress`).
+                    if audioOnRunLoop { waited = timeout; continue }
+                    let start = monotonicNow()
+                    progress.wait(after: generation, timeout: timeout - waited)
+                    waited += max(monotonicNow() - start, 0.001)
                     continue
                 }
                 if end == nil && slateMessage == nil && !isExhausted {

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import RunLoop
 import VitrineCore
 
 /// The player: a queue of items, the playing/paused/stopped states, seeking, events and cue points,
@@ -289,24 +290,43 @@ public final class PlaybackEngine: ActionPerformer {
     /// Video frames the first item must have decoded before the clock starts (`startPlayback`).
     static let prefillFrames = 3
 
-    /// Starts playback's clock: waits (at most 2 s) until the first item has opened, has sound
-    /// queued and `prefillFrames` video frames decoded (or turns out to have none, or fails), then
-    /// starts the audio device, so playback begins with neither silence nor a decoder still warming
-    /// up its threads (which drops the first frames as decoded late).
-    func startPlayback() {
+    /// Starts playback's clock once the first item has opened, has sound queued and `prefillFrames`
+    /// video frames decoded (or turns out to have none, or fails), or after 2 s, so playback begins
+    /// with neither silence nor a decoder still warming up its threads (which drops the first frames
+    /// as decoded late). Waits on `loop` (for the decoders' progress, and a 2 s timer), then starts
+    /// the sound device and calls `started`.
+    func startPlayback(on loop: EventLoop, then started: @escaping () -> Void) {
         timeline.moreExpected = !queue.queueIsEmpty || refill != nil
         _ = timeline.maintain(position: 0)
-        let deadline = monotonicNow() + 2
-        while let e = timeline.entries.first, monotonicNow() < deadline {
-            let s = e.source
-            if case .failed = s.state { break }
-            let waiting = s.state == .opening
-                || audio != nil && s.hasAudio && s.audio.frames < 4096 && !s.audio.isFinished
-                || s.hasVideo && !s.isStill && s.video.buffered < Self.prefillFrames && !s.video.isFinished
-            guard waiting else { break }
-            Thread.sleep(forTimeInterval: 0.002)
+        var done = false
+        var timeout: LoopTimer?
+        var progress: LoopWaker?
+        let finish = { [unowned self] in
+            guard !done else { return }
+            done = true
+            timeout?.cancel()
+            audio?.start(timeline: timeline)
+            started()
         }
-        audio?.start(timeline: timeline)
+        let check = { [unowned self] in
+            guard !done else { return }
+            let generation = timeline.progress.generation
+            if prefilled() { finish() } else { timeline.progress.arm(progress!, after: generation) }
+        }
+        progress = loop.makeWaker(onWake: check)
+        timeout = loop.scheduleTimer(after: .seconds(2), finish)
+        check()
+    }
+
+    /// Whether the first item is ready for the clock to start (see `startPlayback`).
+    private func prefilled() -> Bool {
+        guard let e = timeline.entries.first else { return true }
+        let s = e.source
+        if case .failed = s.state { return true }
+        let waiting = s.state == .opening
+            || audio != nil && s.hasAudio && s.audio.frames < 4096 && !s.audio.isFinished
+            || s.hasVideo && !s.isStill && s.video.buffered < Self.prefillFrames && !s.video.isFinished
+        return !waiting
     }
 
     /// Reads catalog time for the presentation at output time `outputTime` (host time `hostTime`).
@@ -327,6 +347,9 @@ public final class PlaybackEngine: ActionPerformer {
         case item(Timeline.Entry)
         /// What is on screen now stays (an item still opening on a real clock).
         case unchanged
+        /// A virtual clock waits for the item due to open (it may fail and be skipped): ask again
+        /// when a decoder moves (`timeline.progress`).
+        case waitingForDecoders
     }
 
     /// The items at the vblank at catalog time `position`: reports decoders that started, finished or
@@ -348,13 +371,9 @@ public final class PlaybackEngine: ActionPerformer {
         var entry = timeline.entry(at: position)
         // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
         // and be skipped); a real clock keeps showing the previous picture meanwhile.
-        while let e = entry, e.source.state == .opening {
-            guard deterministic, !stopSignal.load(ordering: .relaxed) else { entry = nil; break }
-            Thread.sleep(forTimeInterval: 0.001)
-            if e.source.state != .opening {
-                post(timeline.maintain(position: position), hostTime: hostTime)
-                entry = timeline.entry(at: position)
-            }
+        if let e = entry, e.source.state == .opening {
+            if deterministic && !stopSignal.load(ordering: .relaxed) { return .waitingForDecoders }
+            entry = nil
         }
         if let e = entry, case .failed = e.source.state { entry = nil }
         if let entry, entry !== currentEntry { switchTo(entry) }

@@ -1,20 +1,29 @@
 import Foundation
 import Media
+import RunLoop
 import VitrineCore
 
 /// The page-flip loop: once per vblank it reads the catalog clock for the vblank being prepared,
 /// asks the engine what plays then, picks the video frame due (`FramePolicy`), composes the screen
-/// (video, crossfade, status banner, popups) into the output's back buffer, and queues it as a page
-/// flip, with one flip in flight and one timeout policy (`awaitFlip`).
+/// (video, crossfade, status banner, popups) into the output's back buffer, waits for the previous
+/// page flip (one in flight, under one timeout policy), and queues the new one.
 ///
-/// `step()` is the loop's body, in order:
+/// One vblank, in order (`prepare`, the wait, `commit`):
 /// 1. the vblank: when the picture drawn now reaches the screen (`VideoOutput.nextPresentationTime`);
 /// 2. the clock there (`PlaybackEngine.readClock`);
 /// 3. what plays (`PlaybackEngine.itemsAt`: items scheduled, started, ended; seeks; the slate);
 /// 4. the frame (`pick`);
-/// 5. compose and flip (`present`), or keep the picture (`idle`);
-/// 6. after it: cue points, progress, the idle rule (`PlaybackEngine.vblankPresented`), telemetry,
-///    and the actions dispatched meanwhile.
+/// 5. compose into the back buffer, or keep the picture (`decide`);
+/// 6. the wait: for the pending flip to complete (the DRM device's page-flip event, or the headless
+///    output's vblank time), or with nothing new to show for the next vblank; a flip pending for
+///    `flipWarning` is logged, for `flipLimit` it ends the run;
+/// 7. flip, and after it: cue points, progress, the idle rule (`PlaybackEngine.vblankPresented`),
+///    telemetry, and the actions dispatched meanwhile.
+///
+/// `run(on:)` drives it on the run loop: the wait is the loop's (the DRM descriptor, a timer), and
+/// on a virtual clock (headless, as fast as possible) a decoder that is behind is waited for through
+/// the loop's eventfd (`DecoderProgress`), never by sleeping. `step()` runs one vblank at once, for
+/// outputs that never wait (tests).
 ///
 /// Sources: ffplay's `video_refresh` (show the frame whose PTS is nearest the vblank, drop late ones),
 /// kmscube and mpv's vo_drm (draw into the back buffer while the previous flip is pending, one flip
@@ -88,41 +97,340 @@ final class Presenter {
         compositor.prepareUnderlay(screenWidth: output.width, screenHeight: output.height)
     }
 
-    // MARK: - The loop's body
+    // MARK: - One vblank
 
-    /// One vblank (see the type's description). Returns false once the queue is exhausted and
-    /// nothing plays.
-    /// - Throws: the output's errors, and `PresenterError.pageFlipTimedOut`.
-    func step() throws -> Bool {
-        // 1. The vblank being prepared.
-        let waited = output.waitedSeconds
-        waitSinceLastStep = waited - waitedAtLastStep
-        waitedAtLastStep = waited
-        drawnThisStep = nil
-        let tDisplay = output.nextPresentationTime()
-        hostTime = output.monotonicTime(ofPresentation: tDisplay)
-        // 2. The catalog clock there.
-        let position = engine.readClock(outputTime: tDisplay, hostTime: hostTime)
-        // 3. What plays.
-        guard let showing = engine.itemsAt(position, hostTime: hostTime, deterministic: deterministic) else { return false }
-        switch showing {
-        case .slate(let message): content = .slate(message)
-        case .background: content = .background
-        case .item(let entry): pick(entry, at: position)   // 4. The frame.
-        case .unchanged: break
+    /// A prepared vblank: its catalog time, what was drawn into the back buffer (nil: the screen keeps
+    /// its picture), and the monotonic time its redraw was decided at.
+    struct Prepared {
+        let position: Double
+        let redraw: (shown: ScreenContent, overlayKey: String)?
+        let now: Double
+    }
+
+    enum Preparation {
+        case ready(Prepared)
+        /// A virtual clock waits for a decoder: prepare again when `DecoderProgress` moves.
+        case waitingForDecoders
+        /// The queue is exhausted and nothing plays.
+        case ended
+    }
+
+    /// A vblank whose preparation waits for decoders: its clock, and the entry being picked from.
+    private var resuming: (position: Double, picking: Timeline.Entry?)?
+
+    /// Steps 1–5: prepares the next vblank's picture in the back buffer.
+    func prepare() throws -> Preparation {
+        if resuming == nil {
+            // 1. The vblank being prepared.
+            waitSinceLastStep = waitedOnDisplay + output.waitedSeconds - waitedAtLastStep
+            waitedAtLastStep = waitedOnDisplay + output.waitedSeconds
+            drawnThisStep = nil
+            let tDisplay = output.nextPresentationTime()
+            hostTime = output.monotonicTime(ofPresentation: tDisplay)
+            // 2. The catalog clock there.
+            resuming = (engine.readClock(outputTime: tDisplay, hostTime: hostTime), nil)
         }
-        // 5. Compose and flip.
-        try present(at: position)
-        // 6. After it.
+        let position = resuming!.position
+        var picking = resuming!.picking
+        if picking == nil {
+            // 3. What plays.
+            guard let showing = engine.itemsAt(position, hostTime: hostTime, deterministic: deterministic) else {
+                resuming = nil
+                return .ended
+            }
+            switch showing {
+            case .slate(let message): content = .slate(message)
+            case .background: content = .background
+            case .item(let entry): picking = entry
+            case .unchanged: break
+            case .waitingForDecoders: return .waitingForDecoders
+            }
+        }
+        // 4. The frame.
+        if let entry = picking, !pick(entry, at: position) {
+            resuming!.picking = entry
+            return .waitingForDecoders
+        }
+        resuming = nil
+        // 5. Compose, or keep the picture.
+        return .ready(try decide(at: position))
+    }
+
+    /// Step 7: flips the picture drawn (the previous flip has completed, or the vblank waited for
+    /// has come). `finish` then does the vblank's work after the flip.
+    func commit(_ p: Prepared) throws {
+        if let redraw = p.redraw {
+            try output.flip()
+            drawnOverlayKey = redraw.overlayKey
+            lastPresent = p.now
+            if drawn == nil {
+                watchdog.firstFrame()
+                log.info("first frame on screen")
+            }
+            drawn = redraw.shown
+            if case .frame(let f, _) = content, let entry = engine.currentEntry, !frameShown {
+                frameShown = true
+                entry.onScreen.framesRendered += 1
+                watchdog.progressed(at: p.now)
+                let offsetMs = entry.source.hasAudio && engine.isPlaying ? (entry.start + f.pts - p.position) * 1000 : nil
+                engine.events.report(.framePresented(avOffsetMs: offsetMs))
+            }
+        }
+    }
+
+    /// The vblank's work after its flip: the watchdog, cue points, progress, the idle rule,
+    /// telemetry, and the actions dispatched meanwhile.
+    func finish(_ p: Prepared) {
+        // Progress: a new frame was shown (above), or nothing more is expected (a still, an audio item,
+        // the slate, a pause, or an item whose decoder finished).
+        if let entry = engine.currentEntry, case .frame = content, !entry.source.isStill, engine.isPlaying,
+           entry.source.state == .playing, entry.source.hasVideo {
+            // waiting on video frames: only a presented frame counts
+        } else {
+            watchdog.progressed(at: p.now)
+        }
+        watchdog.flips(output.completedFlips, at: p.now)
+        // After the flip.
         var presentedPTS: Double?
         if case .frame(let f, _) = content { presentedPTS = f.pts }
-        engine.vblankPresented(at: position, hostTime: hostTime, presentedPTS: presentedPTS)
+        engine.vblankPresented(at: p.position, hostTime: hostTime, presentedPTS: presentedPTS)
         let animating = overlays?.presenter.stack.filter { $0.phase != .shown }
             .map { "\($0.id):\($0.phase == .appearing ? "appearing" : "disappearing")" } ?? []
-        engine.events.report(.vblank(hostTime: hostTime, position: position, waited: waitSinceLastStep,
-                                 drawSeconds: drawnThisStep, animating: animating))
+        engine.events.report(.vblank(hostTime: hostTime, position: p.position, waited: waitSinceLastStep,
+                                     drawSeconds: drawnThisStep, animating: animating))
         engine.performDispatchedActions()
-        return true
+    }
+
+    /// One vblank at once, for outputs that never wait (headless as fast as possible, test doubles);
+    /// a decoder that is behind is waited for on its `DecoderProgress`. Returns false once the queue is
+    /// exhausted and nothing plays.
+    /// - Throws: the output's errors.
+    func step() throws -> Bool {
+        while true {
+            let generation = engine.timeline.progress.generation
+            switch try prepare() {
+            case .ended:
+                return false
+            case .waitingForDecoders:
+                engine.timeline.progress.wait(after: generation, timeout: 0.1)
+            case .ready(let p):
+                if output.isFlipPending {
+                    let completed = try output.handleFlipEvents()
+                    precondition(completed, "Presenter.step: this output waits for its flips; run it with run(on:)")
+                } else if p.redraw == nil {
+                    precondition(output.nextVblankDeadline == nil, "Presenter.step: this output waits for its vblanks; run it with run(on:)")
+                    try output.vblankPassed()
+                }
+                try commit(p)
+                if output.isFlipPending {
+                    let completed = try output.handleFlipEvents()
+                    precondition(completed, "Presenter.step: this output waits for its flips; run it with run(on:)")
+                }
+                finish(p)
+                return true
+            }
+        }
+    }
+
+    // MARK: - On the run loop
+
+    /// Where the loop's vblank is.
+    private enum Phase {
+        /// Between vblanks: the next one is prepared at the loop's next iteration.
+        case starting
+        /// Preparing waits for a decoder.
+        case decoders
+        /// Prepared; waiting for the pending flip to complete.
+        case flip(Prepared, since: Double)
+        /// Prepared with nothing new to show and no flip pending; waiting for the next vblank.
+        case vblank(Prepared)
+        /// Flipped on an output whose flips complete at a time (headless, real time): waiting for it,
+        /// so the vblank's work comes after its vblank.
+        case shown(Prepared)
+        case stopped
+    }
+
+    /// The loop the presenter runs on, and its handles.
+    private struct Driver {
+        let loop: EventLoop
+        var phase: Phase = .starting
+        var next: LoopTimer?
+        var deadline: LoopTimer?
+        var flipWatch: IORegistration?
+        var decoders: LoopWaker?
+        var shouldStop: () -> Bool
+        var afterVblank: () -> Bool
+        var failure: Error?
+    }
+    private var driver: Driver?
+    /// Seconds the presenter waited on the display (flips, vblanks) so far.
+    private var waitedOnDisplay = 0.0
+
+    /// Runs the page-flip loop on `loop` (the calling thread's) until the queue is exhausted,
+    /// `shouldStop()` says so before a vblank, or an error. Other sources registered on `loop` are
+    /// served meanwhile; `afterVblank` runs after each vblank's work (the player's checks), and ends
+    /// the run by returning false.
+    /// - Throws: the output's errors, `PresenterError.pageFlipTimedOut`, `RunLoopError`.
+    func run(on loop: EventLoop, shouldStop: @escaping () -> Bool, afterVblank: @escaping () -> Bool) throws {
+        var d = Driver(loop: loop, shouldStop: shouldStop, afterVblank: afterVblank)
+        if let fd = output.eventDescriptor {
+            d.flipWatch = try loop.register(fd, for: .readable) { [unowned self] _ in self.flipEvent() }
+        }
+        d.decoders = loop.makeWaker { [unowned self] in
+            if case .decoders = driver?.phase { vblank() }
+        }
+        d.next = loop.scheduleTimer(at: loop.now) { [unowned self] in vblank() }
+        driver = d
+        defer {
+            driver?.flipWatch?.cancel()
+            driver?.next?.cancel()
+            driver?.deadline?.cancel()
+            driver = nil
+        }
+        try loop.run()
+        if let failure = driver?.failure { throw failure }
+    }
+
+    /// Whether `run(on:)` is running.
+    var isRunning: Bool { driver != nil }
+
+    /// Ends `run(on:)` at the next vblank: at once when it is between vblanks or waiting for a
+    /// decoder, else once the flip or vblank it waits for has come.
+    func stopSoon() {
+        guard let d = driver else { return }
+        switch d.phase {
+        case .starting, .decoders: stopDriver()
+        default: break
+        }
+    }
+
+    /// Ends `run(on:)` (with `failure`, if any) after the current handler.
+    private func stopDriver(_ failure: Error? = nil) {
+        guard var d = driver else { return }
+        if case .stopped = d.phase { return }
+        d.phase = .stopped
+        d.failure = failure
+        d.next?.cancel()
+        d.deadline?.cancel()
+        driver = d
+        d.loop.stop()
+    }
+
+    /// Prepares the next vblank and waits for what it needs.
+    private func vblank() {
+        guard let d = driver else { return }
+        switch d.phase {
+        case .starting, .decoders: break
+        default: return
+        }
+        if d.shouldStop() { return stopDriver() }
+        do {
+            let generation = engine.timeline.progress.generation
+            switch try prepare() {
+            case .ended:
+                stopDriver()
+            case .waitingForDecoders:
+                driver!.phase = .decoders
+                engine.timeline.progress.arm(d.decoders!, after: generation)
+            case .ready(let p):
+                if output.isFlipPending {
+                    awaitFlip(p)
+                } else if p.redraw == nil, let due = output.nextVblankDeadline {
+                    driver!.phase = .vblank(p)
+                    let since = monotonicNow()
+                    driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in
+                        waitedOnDisplay += monotonicNow() - since
+                        vblankCame()
+                    }
+                } else {
+                    if p.redraw == nil { try output.vblankPassed() }
+                    try flipped(p)
+                }
+            }
+        } catch {
+            stopDriver(error)
+        }
+    }
+
+    /// Waits for the pending flip: its event (DRM) or its time (headless), under the one timeout
+    /// policy: logged after `flipWarning`, the run ends after `flipLimit`.
+    private func awaitFlip(_ p: Prepared) {
+        let since = monotonicNow()
+        driver!.phase = .flip(p, since: since)
+        if let due = output.flipDeadline {
+            driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in flipEvent() }
+        } else {
+            driver!.deadline = reschedule(driver!.deadline, at: since + Self.flipWarning) { [unowned self] in
+                log.warning("page flip did not complete within \(Int(Self.flipWarning)) s")
+                driver!.deadline = reschedule(driver!.deadline, at: since + Self.flipLimit) { [unowned self] in
+                    stopDriver(PresenterError.pageFlipTimedOut(seconds: Self.flipLimit))
+                }
+            }
+        }
+    }
+
+    /// The output's descriptor is readable, or its flip time came: the pending flip may have completed.
+    private func flipEvent() {
+        do {
+            guard try output.handleFlipEvents() else { return }
+            switch driver?.phase {
+            case let .flip(p, since):
+                driver!.deadline?.cancel()
+                waitedOnDisplay += monotonicNow() - since
+                // The flip that completed is the vblank a kept picture waited for; a new picture goes now.
+                try flipped(p)
+            case let .shown(p):
+                driver!.deadline?.cancel()
+                try finished(p)
+            default:
+                break
+            }
+        } catch {
+            stopDriver(error)
+        }
+    }
+
+    /// The next vblank came with no flip pending.
+    private func vblankCame() {
+        guard case let .vblank(p) = driver?.phase else { return }
+        do {
+            try output.vblankPassed()
+            try flipped(p)
+        } catch {
+            stopDriver(error)
+        }
+    }
+
+    /// Commits the prepared vblank; on an output whose flips complete at a time, waits for it.
+    private func flipped(_ p: Prepared) throws {
+        try commit(p)
+        if output.isFlipPending, let due = output.flipDeadline {
+            driver!.phase = .shown(p)
+            let since = monotonicNow()
+            driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in
+                waitedOnDisplay += monotonicNow() - since
+                flipEvent()
+            }
+            return
+        }
+        try finished(p)
+    }
+
+    /// The vblank's work after its flip, then the next vblank at the loop's next iteration.
+    private func finished(_ p: Prepared) throws {
+        finish(p)
+        guard driver != nil else { return }
+        if case .stopped = driver!.phase { return }
+        driver!.phase = .starting
+        guard driver!.afterVblank() else { return stopDriver() }
+        if case .stopped = driver?.phase { return }
+        driver!.next = reschedule(driver!.next, at: monotonicNow()) { [unowned self] in vblank() }
+    }
+
+    /// `timer` moved to `time` (monotonic seconds), or a new timer there.
+    private func reschedule(_ timer: LoopTimer?, at time: Double, _ handler: @escaping () -> Void) -> LoopTimer {
+        timer?.cancel()
+        return driver!.loop.scheduleTimer(at: Deadline(seconds: time), handler)
     }
 
     // MARK: - Frames
@@ -161,17 +469,17 @@ final class Presenter {
 
     /// Takes the frame of `entry` due at the vblank at catalog time `position` (`FramePolicy`).
     /// Frames passed over are recorded with their cause. A virtual clock waits for the decoder
-    /// instead of passing frames over, so recordings are exact.
-    private func pick(_ entry: Timeline.Entry, at position: Double) {
+    /// instead of passing frames over, so recordings are exact: false when it must wait (call again
+    /// when the decoder has moved).
+    private func pick(_ entry: Timeline.Entry, at position: Double) -> Bool {
         let vblank = FramePolicy.Vblank(clock: position - entry.start, period: period, isPlaying: engine.isPlaying,
                                         previousClock: lastPick.flatMap { $0.entry === entry ? $0.local : nil },
                                         sincePrevious: lastPick.map { hostTime - $0.hostTime },
                                         waitedOnDisplay: waitSinceLastStep)
-        defer { lastPick = (entry, vblank.clock, hostTime) }
         let source = entry.source, q = source.video
         while engine.isPlaying || frame == nil {
             guard let f = q.peek() else {
-                if waitForDecoder(entry) { continue } else { break }
+                if mustWaitForDecoder(entry) { return false } else { break }
             }
             let isStill = source.isStill
             if let c = frame, !frameShown {
@@ -191,16 +499,18 @@ final class Presenter {
             frameShown = false
             if first && !isStill { break }   // the item's first frame is shown whatever follows it
         }
+        lastPick = (entry, vblank.clock, hostTime)
         if let f = frame {
             content = .frame(f, generation: source.generation)
         } else if !source.hasVideo && source.state != .opening {
             content = .background
         }
+        return true
     }
 
-    /// On a virtual clock, waits (at most 0.1 s) for `entry`'s decoder to deliver a frame; false when
-    /// none is coming, or the clock is real.
-    private func waitForDecoder(_ entry: Timeline.Entry) -> Bool {
+    /// Whether a virtual clock must wait for `entry`'s decoder to deliver a frame; false when none is
+    /// coming, or the clock is real.
+    private func mustWaitForDecoder(_ entry: Timeline.Entry) -> Bool {
         let source = entry.source, q = source.video
         if !deterministic || q.isFinished || q.closed { return false }
         if case .failed = source.state { return false }
@@ -209,7 +519,6 @@ final class Presenter {
         // more pictures until this clock drains the audio: do not wait for one.
         if source.audio.frames >= source.audio.capacityFrames - engine.format.sampleRate / 10 { return false }
         if stopSignal.load(ordering: .relaxed) { return false }
-        q.waitForItem(timeout: 0.1)
         return true
     }
 
@@ -223,9 +532,9 @@ final class Presenter {
 
     // MARK: - Compose and flip
 
-    /// Redraws when the picture changes, and at least once a second so the display keeps flipping
-    /// (the watchdog is fed from completed flips); otherwise keeps the picture for this vblank.
-    private func present(at position: Double) throws {
+    /// Step 5: redraws when the picture changes, and at least once a second so the display keeps
+    /// flipping (the watchdog is fed from completed flips); otherwise keeps the picture.
+    private func decide(at position: Double) throws -> Prepared {
         let now = monotonicNow()
         var shown = content
         if let f = fade {
@@ -243,39 +552,11 @@ final class Presenter {
         let yieldToVideo = popupStepOnly && lastDrawSeconds > period / 2
             && videoFrameDue(before: position + lastDrawSeconds + period / 2)
         if yieldToVideo { engine.events.report(.popupStepYielded) }
-        if !yieldToVideo && (shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1) {
-            try compose(shown)
-            // One flip in flight: the picture just drawn waits for the previous one to reach the screen.
-            try awaitFlip()
-            try output.flip()
-            drawnOverlayKey = overlayKey
-            lastPresent = now
-            if drawn == nil {
-                watchdog.firstFrame()
-                log.info("first frame on screen")
-            }
-            drawn = shown
-            if case .frame(let f, _) = content, let entry = engine.currentEntry, !frameShown {
-                frameShown = true
-                entry.onScreen.framesRendered += 1
-                watchdog.progressed(at: now)
-                let offsetMs = entry.source.hasAudio && engine.isPlaying ? (entry.start + f.pts - position) * 1000 : nil
-                engine.events.report(.framePresented(avOffsetMs: offsetMs))
-            }
-        } else if output.isFlipPending {
-            try awaitFlip()
-        } else {
-            try output.idle()
+        guard !yieldToVideo && (shown != drawn || overlayKey != drawnOverlayKey || now - lastPresent >= 1) else {
+            return Prepared(position: position, redraw: nil, now: now)
         }
-        // Progress: a new frame was shown (above), or nothing more is expected (a still, an audio item,
-        // the slate, a pause, or an item whose decoder finished).
-        if let entry = engine.currentEntry, case .frame = content, !entry.source.isStill, engine.isPlaying,
-           entry.source.state == .playing, entry.source.hasVideo {
-            // waiting on video frames: only a presented frame counts
-        } else {
-            watchdog.progressed(at: now)
-        }
-        watchdog.flips(output.completedFlips, at: now)
+        try compose(shown)
+        return Prepared(position: position, redraw: (shown, overlayKey), now: now)
     }
 
     /// Composes `shown` with the banner and popups over it into the output's back buffer.
@@ -305,14 +586,6 @@ final class Presenter {
         }
     }
 
-    /// Waits for the pending page flip, under the one flip-timeout policy (`flipWarning`, `flipLimit`).
-    private func awaitFlip() throws {
-        guard output.isFlipPending else { return }
-        if try output.waitForFlip(timeout: Self.flipWarning) { return }
-        log.warning("page flip did not complete within \(Int(Self.flipWarning)) s")
-        if try output.waitForFlip(timeout: Self.flipLimit - Self.flipWarning) { return }
-        throw PresenterError.pageFlipTimedOut(seconds: Self.flipLimit)
-    }
 }
 
 /// Errors that end presentation.

@@ -25,7 +25,7 @@ extension PointerInput {
 }
 
 /// The seat's input devices through libinput's udev backend; devices plugged in later arrive as
-/// `deviceAdded` without a restart. Read once per vblank by the run loop.
+/// `deviceAdded` without a restart. Read by the run loop when its descriptor is readable.
 final class SeatInput {
     private let context: InputContext
     private let log: Logger
@@ -39,6 +39,9 @@ final class SeatInput {
         }
         self.log = log
     }
+
+    /// libinput's descriptor: readable when events wait (`poll()` reads them).
+    var fileDescriptor: Int32 { context.fileDescriptor }
 
     /// Every pending event, converted.
     func poll() -> [PointerInput] {
