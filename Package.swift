@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
                                                 "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "RunLoop", "Inotify"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
         // An event loop with one timer or one signal handler: its idle CPU is measured with

@@ -1,5 +1,7 @@
 // `vitrine import`: a USB stick into the library, with progress on stderr and sysexits codes.
 import Foundation
+import RunLoop
+import Inotify
 import Vitrine
 import CatalogStore
 import VitrineCore
@@ -84,8 +86,11 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
     let absolute = source.hasPrefix("/") ? source : FileManager.default.currentDirectoryPath + "/" + source
     let id = "\(getpid())-\(UUID().uuidString.prefix(8))"
     let request = folder + "/" + id + ".json", answer = folder + "/" + id + ".result"
+    let watch: DirectoryWatcher
     do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Watched before the request is written, so the answer's arrival cannot be missed.
+        watch = try DirectoryWatcher(path: folder)
         let tmp = folder + "/." + id + ".tmp"
         try Data("{\"path\":\(EventLog.quote(absolute))}\n".utf8).write(to: URL(fileURLWithPath: tmp))
         guard rename(tmp, request) == 0 else { throw CocoaError(.fileWriteUnknown) }
@@ -94,29 +99,42 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
         return .failure
     }
     if !quiet { FileHandle.standardError.write(Data("vitrine import: the player is running; it imports \(absolute) (progress on its screen)\n".utf8)) }
-    // The player answers when the import ends; it looks at requests once per vblank.
-    var waited = 0.0
-    while true {
+    // The player answers when the import ends, with a file in the request folder: wait for it there
+    // (inotify), and from 10 s on look every 0.2 s whether the player still runs.
+    let loop = try EventLoop()
+    defer { loop.close() }
+    var exit: Exit?
+    func look(checkingThePlayer: Bool) {
         if let a = ImportService.ImportAnswer.read(answer) {
             try? FileManager.default.removeItem(atPath: answer)
             switch a.outcome {
             case "switched":
                 print(a.message)
-                return .ok
+                exit = .ok
             default:
                 FileHandle.standardError.write(Data("vitrine import: \(a.message)\n".utf8))
                 if a.problems.count > 1 { for p in a.problems { FileHandle.standardError.write(Data("  \(p)\n".utf8)) } }
-                return a.outcome == "refused" ? .dataError : .failure
+                exit = a.outcome == "refused" ? .dataError : .failure
             }
-        }
-        if waited >= 10, !ImportService.isPlayerRunning(library: library.path) {
+        } else if checkingThePlayer, !ImportService.isPlayerRunning(library: library.path) {
             try? FileManager.default.removeItem(atPath: request)
             FileHandle.standardError.write(Data("vitrine import: the player stopped before answering\n".utf8))
-            return .failure
+            exit = .failure
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        waited += 0.2
+        if exit != nil { loop.stop() }
     }
+    let registration = try loop.register(watch.fileDescriptor, for: .readable) { _ in
+        _ = watch.changes()
+        look(checkingThePlayer: false)
+    }
+    defer { registration.cancel() }
+    let liveness = loop.scheduleRepeatingTimer(every: .milliseconds(200), startingAt: loop.now + .seconds(10)) { _ in
+        look(checkingThePlayer: true)
+    }
+    defer { liveness.cancel() }
+    look(checkingThePlayer: false)
+    if exit == nil { try loop.run() }
+    return exit ?? .failure
 }
 
 /// Run as root on a library another user owns (the appliance's `vitrine`), an import takes that

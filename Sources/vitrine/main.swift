@@ -305,11 +305,8 @@ func commandRun(_ argv: [String]) throws -> Exit {
     }
     if let library {
         try? FileManager.default.createDirectory(atPath: library.path, withIntermediateDirectories: true)
-        // `vitrine import` takes the lock for an instant to see whether a player runs: try a few times.
-        for _ in 0..<20 where playerLock == nil {
-            playerLock = ImportService.lockAsPlayer(library: library.path)
-            if playerLock == nil { Thread.sleep(forTimeInterval: 0.05) }
-        }
+        // `vitrine import` takes the lock for an instant to see whether a player runs: try for a second.
+        playerLock = ImportService.lockAsPlayer(library: library.path, retryingFor: 1)
         if playerLock == nil {
             log.warning("library \(library.path): another player holds \(ImportService.playerLockPath(library: library.path)); "
                         + "this one does not import USB sticks")

@@ -37,6 +37,9 @@ final class StallingOutput: VideoOutput {
     func handleFlipEvents() throws -> Bool { true }
     var nextVblankDeadline: Double? { nil }
     func vblankPassed() throws { idles += 1; try inner.vblankPassed(); applyStall() }
+    func vblankTime(atOrAfter t: Double) -> Double { inner.vblankTime(atOrAfter: t) }
+    func skipVblanks(before t: Double) { inner.skipVblanks(before: t) }
+    func now() -> Double { inner.now() }
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows { try inner.withFrontBuffer(body) }
     func close() {}
 

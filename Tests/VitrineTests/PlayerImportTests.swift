@@ -38,6 +38,12 @@ struct PlayerImportTests {
             .filter { $0.contains("\"event\":\"\(name)\"") }
     }
 
+    /// The player's scans of the media folder, from its debug log, in order.
+    static func scans(_ log: String) -> [String] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            .filter { $0.contains("[vitrine.import] scanned ") }
+    }
+
     static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end { if condition() { return true }; Thread.sleep(forTimeInterval: 0.1) }
@@ -58,7 +64,7 @@ struct PlayerImportTests {
         let player = Process()
         player.executableURL = URL(fileURLWithPath: CLITests.binary)
         player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--events", events,
-                            "--audio-device", "none", "--duration", "60"]
+                            "--audio-device", "none", "--duration", "60", "--verbose"]
         FileManager.default.createFile(atPath: root + "/player.log", contents: nil)
         player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/player.log"))
         player.standardOutput = FileHandle.nullDevice
@@ -74,12 +80,15 @@ struct PlayerImportTests {
         #expect(finished.contains("\"result\":\"switched\""), "\(finished)")
         #expect(finished.contains("\"message\":\"Updated to version 2: 1 item\""), "\(finished)")
         #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"blue\"") } })
-        // The same stick stays mounted: it is not imported again.
-        Thread.sleep(forTimeInterval: 2.5)
+        // The same stick stays mounted: the player's next scan of the media folder sees it, as handled,
+        // and does not import it again.
+        let scans = Self.scans(root + "/player.log").count
+        #expect(Self.waitFor(20) { Self.scans(root + "/player.log").dropFirst(scans).contains { $0.hasSuffix("1 stick(s) with a manifest, 0 new") } })
         #expect(Self.events(events, "importStarted").count == 1)
         // Pulled and plugged in again: looked at again, and found to be the catalog playing (no fault shown).
         try FileManager.default.removeItem(atPath: media + "/sda1")
-        Thread.sleep(forTimeInterval: 2.5)
+        let pulled = Self.scans(root + "/player.log").count
+        #expect(Self.waitFor(20) { Self.scans(root + "/player.log").dropFirst(pulled).contains { $0.hasSuffix("0 stick(s) with a manifest, 0 new") } })
         try Self.stick(at: media + "/sda1", colour: "blue", version: 2)
         #expect(Self.waitFor(20) { Self.events(events, "importFinished").count >= 2 })
         #expect(Self.waitFor(5) {
@@ -153,9 +162,12 @@ extension PlayerImportTests {
                             "--duration", "6"]
         let out = Pipe()
         player.standardOutput = out
-        player.standardError = FileHandle.nullDevice
+        let log = root + "/player.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try player.run()
-        Thread.sleep(forTimeInterval: 1.5)
+        // The first run plays before the stick comes.
+        #expect(Self.waitFor(10) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("first frame on screen") })
         try Self.stick(at: media + "/sda1", colour: "blue", version: 2, display: #"{"mode": "160x90@30", "fit": "cover"}"#)
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         player.waitUntilExit()

@@ -93,6 +93,25 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         return fd
     }
 
+    /// Takes the player lock, trying again every 50 ms for up to `seconds` (`vitrine import` takes it
+    /// for an instant to see whether a player runs), on an event loop's timer of its own; nil when
+    /// another process still holds it.
+    public static func lockAsPlayer(library: String, retryingFor seconds: Double) -> FileDescriptor? {
+        if let fd = lockAsPlayer(library: library) { return fd }
+        guard let loop = try? EventLoop() else { return nil }
+        defer { loop.close() }
+        var fd: FileDescriptor?
+        var tries = 1
+        let retry = loop.scheduleRepeatingTimer(every: .milliseconds(50)) { _ in
+            fd = lockAsPlayer(library: library)
+            tries += 1
+            if fd != nil || Double(tries) * 0.05 >= seconds { loop.stop() }
+        }
+        defer { retry.cancel() }
+        try? loop.run()
+        return fd
+    }
+
     /// Whether a player holds the lock of `library` now.
     public static func isPlayerRunning(library: String) -> Bool {
         guard FileManager.default.fileExists(atPath: playerLockPath(library: library)) else { return false }
@@ -219,6 +238,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         handled = handled.filter { present[$0.key] == $0.value }
         let fresh = present.filter { handled[$0.key] == nil }.keys.sorted()
         lock.unlock()
+        log.debug("scanned \(mediaRoot): \(present.count) stick(s) with a manifest, \(fresh.count) new")
         for folder in fresh {
             guard start(source: folder, requestFile: nil) else { return }
             lock.lock(); handled[folder] = present[folder]; lock.unlock()

@@ -213,7 +213,7 @@ public final class Player {
                 if stopSignal.load(ordering: .relaxed) { return true }
                 if let d = duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { return true }
                 return false
-            }, afterVblank: { [self, unowned engine] in
+            }, stopsAt: { duration.map { $0 - period } }, afterVblank: { [self, unowned engine] in
                 onVblank?(monotonicNow())
                 if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
                 if let next = nextCatalog?() ?? importer?.takeSwitchedCatalog().map({

@@ -92,6 +92,15 @@ final class DRMOutput: VideoOutput {
         lastFlip = max(lastFlip + 1 / refreshRate, monotonicNow() - 1 / refreshRate)
     }
 
+    func vblankTime(atOrAfter t: Double) -> Double {
+        let period = 1 / refreshRate
+        return lastFlip + max(1, ((t - lastFlip) / period - 1e-6).rounded(.up)) * period
+    }
+
+    func skipVblanks(before t: Double) { lastFlip = max(lastFlip, t - 1 / refreshRate) }
+
+    func now() -> Double { monotonicNow() }
+
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {}
 
     func close() {

@@ -20,14 +20,22 @@ final class HeadlessOutput: VideoOutput {
     private(set) var vblankCount = 0
     var completedFlips: Int { vblankCount }
     let waitedSeconds = 0.0
-    private let origin: Double = monotonicNow()
+    /// The clock vblank times are on (`CLOCK_MONOTONIC`, or a test's), and vblank 0's time.
+    private let clock: () -> Double
+    private let origin: Double
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?
 
-    init(width: Int, height: Int, refreshRate: Double, realtime: Bool) {
+    /// - Parameter clock: the clock real-time vblanks follow, in seconds (a test passes its run loop's
+    ///   manual clock).
+    init(width: Int, height: Int, refreshRate: Double, realtime: Bool, clock: @escaping () -> Double = monotonicNow) {
         self.width = width; self.height = height; self.refreshRate = refreshRate; self.realtime = realtime
+        self.clock = clock
+        origin = clock()
         front = ImageBuffer(width: width, height: height)
     }
+
+    func now() -> Double { clock() }
 
     var summary: String { "headless \(width)x\(height)@\(refreshRate.formatted2) (\(realtime ? "real time" : "as fast as possible"))" }
 
@@ -55,7 +63,7 @@ final class HeadlessOutput: VideoOutput {
 
     /// Completes the pending flip once its vblank's time has come.
     func handleFlipEvents() throws -> Bool {
-        guard pending, let due = flipDeadline, monotonicNow() + 1e-6 >= due else { return false }
+        guard pending, let due = flipDeadline, clock() + 1e-6 >= due else { return false }
         pending = false
         try vblank()
         return true
@@ -66,6 +74,15 @@ final class HeadlessOutput: VideoOutput {
     func vblankPassed() throws {
         precondition(!pending, "HeadlessOutput.vblankPassed: a flip is pending")
         try vblank()
+    }
+
+    func vblankTime(atOrAfter t: Double) -> Double {
+        origin + max(Double(vblankCount), ((t - origin) * refreshRate - 1e-6).rounded(.up)) / refreshRate
+    }
+
+    func skipVblanks(before t: Double) {
+        precondition(!pending, "HeadlessOutput.skipVblanks: a flip is pending")
+        vblankCount = max(vblankCount, Int(((t - origin) * refreshRate).rounded()))
     }
 
     private func vblank() throws {

@@ -38,6 +38,14 @@ protocol VideoOutput: AnyObject {
     var nextVblankDeadline: Double? { get }
     /// A vblank passed with no flip (the picture stays): call at `nextVblankDeadline`.
     func vblankPassed() throws
+    /// The time of the first vblank at or after `t` (`CLOCK_MONOTONIC` seconds), with no flip pending.
+    func vblankTime(atOrAfter t: Double) -> Double
+    /// Moves the vblank clock on without vblanks (the screen stays as it is) so that the next one
+    /// (`nextVblankDeadline`) is the one at `t`, a time from `vblankTime(atOrAfter:)`.
+    func skipVblanks(before t: Double)
+    /// The output's clock now: `CLOCK_MONOTONIC` seconds (a test's own clock for a headless output
+    /// made with one).
+    func now() -> Double
     /// Page flips (or virtual vblanks) completed so far; the watchdog is fed when this grows.
     var completedFlips: Int { get }
     /// Seconds the output itself stood still, beyond what the presenter waited for it (0 for the real

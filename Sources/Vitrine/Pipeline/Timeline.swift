@@ -145,6 +145,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     /// True when nothing is scheduled and the queue had nothing more.
     var isExhausted: Bool { state.withLock { $0.exhausted && $0.entries.isEmpty } }
     var slateMessage: String? { state.withLock { $0.slateMessage } }
+    /// The catalog time the slate (nothing could play) tries the items again at; nil with no slate.
+    var slateRetryTime: Double? { state.withLock { $0.slateUntil } }
     var underflowFrames: Int { state.withLock { $0.underflowFrames } }
     var entries: [Entry] { state.withLock { $0.entries } }
 

@@ -279,6 +279,7 @@ public final class PlaybackEngine: ActionPerformer {
     public func handleInput(_ event: PointerInput) {
         guard let input else { return }
         dispatcher.dispatch(input.handle(event, overlays: overlays, now: lastHostTime))
+        presenter.wake()
     }
 
     // MARK: - One vblank

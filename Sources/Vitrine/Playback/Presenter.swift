@@ -85,7 +85,7 @@ final class Presenter {
         bannerLayer = BannerLayer(board: engine.statusBanner, log: log.child("banner"))
         period = 1 / output.refreshRate
         deterministic = output.isVirtual && !((output as? HeadlessOutput)?.realtime ?? false) && engine.audio == nil
-        watchdog = WatchdogFeeder(now: monotonicNow())
+        watchdog = WatchdogFeeder(now: output.now())
     }
 
     /// Gets the popups ready before playback: their panels laid out and drawn, and the picture kept
@@ -244,6 +244,8 @@ final class Presenter {
         case flip(Prepared, since: Double)
         /// Prepared with nothing new to show and no flip pending; waiting for the next vblank.
         case vblank(Prepared)
+        /// A still screen (`stillUntil`): the next vblank is prepared when it may change, or on `wake()`.
+        case still
         /// Flipped on an output whose flips complete at a time (headless, real time): waiting for it,
         /// so the vblank's work comes after its vblank.
         case shown(Prepared)
@@ -260,6 +262,8 @@ final class Presenter {
         var decoders: LoopWaker?
         var shouldStop: () -> Bool
         var afterVblank: () -> Bool
+        /// The catalog time the run ends at, if it ends at one (`--duration`).
+        var stopsAt: () -> Double?
         var failure: Error?
     }
     private var driver: Driver?
@@ -269,10 +273,29 @@ final class Presenter {
     /// Runs the page-flip loop on `loop` (the calling thread's) until the queue is exhausted,
     /// `shouldStop()` says so before a vblank, or an error. Other sources registered on `loop` are
     /// served meanwhile; `afterVblank` runs after each vblank's work (the player's checks), and ends
-    /// the run by returning false.
+    /// the run by returning false. `stopsAt` gives the catalog time the run ends at, if it ends at one
+    /// (a still screen sleeps until then at most).
     /// - Throws: the output's errors, `PresenterError.pageFlipTimedOut`, `RunLoopError`.
-    func run(on loop: EventLoop, shouldStop: @escaping () -> Bool, afterVblank: @escaping () -> Bool) throws {
-        var d = Driver(loop: loop, shouldStop: shouldStop, afterVblank: afterVblank)
+    func run(on loop: EventLoop, shouldStop: @escaping () -> Bool, stopsAt: @escaping () -> Double? = { nil },
+             afterVblank: @escaping () -> Bool) throws {
+        try start(on: loop, shouldStop: shouldStop, stopsAt: stopsAt, afterVblank: afterVblank)
+        do {
+            try loop.run()
+        } catch {
+            try? end()
+            throw error
+        }
+        try end()
+    }
+
+    /// Starts the page-flip loop on `loop` without running the loop (a test drives a manual clock):
+    /// the first vblank is prepared at the loop's next iteration. `run(on:)` is `start`, the loop's
+    /// `run()`, then `end()`.
+    func start(on loop: EventLoop, shouldStop: @escaping () -> Bool, stopsAt: @escaping () -> Double? = { nil },
+               afterVblank: @escaping () -> Bool) throws {
+        loop.assertInLoop()
+        precondition(driver == nil, "Presenter.start: already running")
+        var d = Driver(loop: loop, shouldStop: shouldStop, afterVblank: afterVblank, stopsAt: stopsAt)
         if let fd = output.eventDescriptor {
             d.flipWatch = try loop.register(fd, for: .readable) { [unowned self] _ in self.flipEvent() }
         }
@@ -281,25 +304,36 @@ final class Presenter {
         }
         d.next = loop.scheduleTimer(at: loop.now) { [unowned self] in vblank() }
         driver = d
-        defer {
-            driver?.flipWatch?.cancel()
-            driver?.next?.cancel()
-            driver?.deadline?.cancel()
-            driver = nil
-        }
-        try loop.run()
-        if let failure = driver?.failure { throw failure }
+        engine.statusBanner.wakes(loop.makeWaker { [unowned self] in wake() })
     }
 
-    /// Whether `run(on:)` is running.
+    /// Whether a loop started with `start(on:)` has stopped (the queue ended, a stop, an error).
+    var hasStopped: Bool {
+        if case .stopped? = driver?.phase { return true }
+        return false
+    }
+
+    /// Ends the loop started with `start(on:)`: its handles go.
+    /// - Throws: the error that stopped it, if one did.
+    func end() throws {
+        guard let d = driver else { return }
+        engine.statusBanner.wakes(nil)
+        d.flipWatch?.cancel()
+        d.next?.cancel()
+        d.deadline?.cancel()
+        driver = nil
+        if let failure = d.failure { throw failure }
+    }
+
+    /// Whether `run(on:)` (or `start(on:)`) is running.
     var isRunning: Bool { driver != nil }
 
-    /// Ends `run(on:)` at the next vblank: at once when it is between vblanks or waiting for a
-    /// decoder, else once the flip or vblank it waits for has come.
+    /// Ends `run(on:)` at the next vblank: at once when it is between vblanks, waiting for a decoder
+    /// or for a vblank with no flip pending, else once the flip it waits for has come.
     func stopSoon() {
         guard let d = driver else { return }
         switch d.phase {
-        case .starting, .decoders: stopDriver()
+        case .starting, .decoders, .vblank, .still: stopDriver()
         default: break
         }
     }
@@ -321,6 +355,10 @@ final class Presenter {
         guard let d = driver else { return }
         switch d.phase {
         case .starting, .decoders: break
+        case .still:
+            // The vblanks a still screen did not need pass by: the next one prepared is at least half a
+            // period away.
+            output.skipVblanks(before: output.vblankTime(atOrAfter: output.now() + period / 2))
         default: return
         }
         if d.shouldStop() { return stopDriver() }
@@ -336,12 +374,7 @@ final class Presenter {
                 if output.isFlipPending {
                     awaitFlip(p)
                 } else if p.redraw == nil, let due = output.nextVblankDeadline {
-                    driver!.phase = .vblank(p)
-                    let since = monotonicNow()
-                    driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in
-                        waitedOnDisplay += monotonicNow() - since
-                        vblankCame()
-                    }
+                    waitForVblank(p, at: due)
                 } else {
                     if p.redraw == nil { try output.vblankPassed() }
                     try flipped(p)
@@ -355,7 +388,7 @@ final class Presenter {
     /// Waits for the pending flip: its event (DRM) or its time (headless), under the one timeout
     /// policy: logged after `flipWarning`, the run ends after `flipLimit`.
     private func awaitFlip(_ p: Prepared) {
-        let since = monotonicNow()
+        let since = output.now()
         driver!.phase = .flip(p, since: since)
         if let due = output.flipDeadline {
             driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in flipEvent() }
@@ -376,7 +409,7 @@ final class Presenter {
             switch driver?.phase {
             case let .flip(p, since):
                 driver!.deadline?.cancel()
-                waitedOnDisplay += monotonicNow() - since
+                waitedOnDisplay += output.now() - since
                 // The flip that completed is the vblank a kept picture waited for; a new picture goes now.
                 try flipped(p)
             case let .shown(p):
@@ -390,7 +423,17 @@ final class Presenter {
         }
     }
 
-    /// The next vblank came with no flip pending.
+    /// Waits for the vblank at `due` with nothing new to show and no flip pending.
+    private func waitForVblank(_ p: Prepared, at due: Double) {
+        driver!.phase = .vblank(p)
+        let since = output.now()
+        driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in
+            waitedOnDisplay += output.now() - since
+            vblankCame()
+        }
+    }
+
+    /// The vblank waited for came, with no flip pending.
     private func vblankCame() {
         guard case let .vblank(p) = driver?.phase else { return }
         do {
@@ -401,14 +444,43 @@ final class Presenter {
         }
     }
 
+    /// Something may change a still screen (input, a banner, an import): the next vblank is prepared
+    /// at once instead of when it would have changed by itself. Any other phase already runs vblank
+    /// by vblank.
+    func wake() {
+        guard case .still = driver?.phase else { return }
+        driver!.next?.cancel()
+        driver!.next = driver!.loop.scheduleTimer(at: driver!.loop.now) { [unowned self] in vblank() }
+    }
+
+    /// When a still screen may change next, if it is still: the slate with no popup, no crossfade, no
+    /// banner that animates and no action waiting. The earliest of the redraw that keeps the display
+    /// flipping (a second after the last), the banner's hide, the idle rule, the slate's retry and the
+    /// run's end (`stopsAt`). Nil: it may change at every vblank.
+    private func stillUntil(_ p: Prepared) -> Double? {
+        guard case .slate = content, fade == nil, !(overlays?.isDrawing ?? false), engine.dispatcher.pendingCount == 0
+        else { return nil }
+        var t = lastPresent + 1
+        if let banner = bannerLayer.banner {
+            guard !banner.showsSpinner, banner.progress == nil, let hide = bannerLayer.hideTime else { return nil }
+            t = min(t, hide)
+        }
+        if let idle = engine.input?.idle?.deadline { t = min(t, idle) }
+        // Catalog times become host times at the clock's rate (1 s a second on the slate).
+        for catalogTime in [engine.timeline.slateRetryTime, driver?.stopsAt()].compactMap({ $0 }) {
+            t = min(t, hostTime + (catalogTime - p.position))
+        }
+        return t
+    }
+
     /// Commits the prepared vblank; on an output whose flips complete at a time, waits for it.
     private func flipped(_ p: Prepared) throws {
         try commit(p)
         if output.isFlipPending, let due = output.flipDeadline {
             driver!.phase = .shown(p)
-            let since = monotonicNow()
+            let since = output.now()
             driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in
-                waitedOnDisplay += monotonicNow() - since
+                waitedOnDisplay += output.now() - since
                 flipEvent()
             }
             return
@@ -424,7 +496,16 @@ final class Presenter {
         driver!.phase = .starting
         guard driver!.afterVblank() else { return stopDriver() }
         if case .stopped = driver?.phase { return }
-        driver!.next = reschedule(driver!.next, at: monotonicNow()) { [unowned self] in vblank() }
+        // A still screen prepares its next vblank when it may change: the vblanks between would
+        // change nothing.
+        var at = driver!.loop.now
+        if p.redraw == nil, !output.isFlipPending, let next = output.nextVblankDeadline, let still = stillUntil(p),
+           still > next + period {
+            driver!.phase = .still
+            at = Deadline(seconds: still)
+        }
+        driver!.next?.cancel()
+        driver!.next = driver!.loop.scheduleTimer(at: at) { [unowned self] in vblank() }
     }
 
     /// `timer` moved to `time` (monotonic seconds), or a new timer there.
@@ -535,7 +616,7 @@ final class Presenter {
     /// Step 5: redraws when the picture changes, and at least once a second so the display keeps
     /// flipping (the watchdog is fed from completed flips); otherwise keeps the picture.
     private func decide(at position: Double) throws -> Prepared {
-        let now = monotonicNow()
+        let now = output.now()
         var shown = content
         if let f = fade {
             let progress = (position - f.start) / f.duration

@@ -75,6 +75,12 @@ final class BannerLayer {
         }
     }
 
+    /// When the banner up goes by itself (its `hideAfter`), host seconds; nil when none is up or it stays.
+    var hideTime: Double? {
+        guard let after = banner?.hideAfter, after.isFinite else { return nil }
+        return shownAt + after
+    }
+
     /// A key that changes whenever the banner looks different on a `canvasWidth` × `canvasHeight`
     /// logical canvas at `time`: "" with no banner up.
     func drawKey(at time: Double, canvasWidth: Int, canvasHeight: Int) -> String {

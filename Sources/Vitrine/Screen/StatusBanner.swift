@@ -1,4 +1,5 @@
 import Synchronization
+import RunLoop
 import VitrineCore
 
 /// The banner the player should show, shared between whoever drives it (a catalog import on its own
@@ -14,12 +15,18 @@ public final class StatusBanner: Sendable {
         var revision = 0
     }
     private let state = Mutex(State())
+    /// Woken at every change: the run loop of the screen that shows it.
+    private let waker = Mutex<LoopWaker?>(nil)
 
     public init() {}
+
+    /// Wakes `waker` (nil: none) at every `show` and `hide`, so a screen that stands still redraws.
+    func wakes(_ waker: LoopWaker?) { self.waker.withLock { $0 = waker } }
 
     /// Shows `banner`, replacing the one up (its `hideAfter` counts again from the next vblank).
     public func show(_ banner: Banner) {
         state.withLock { $0.banner = banner; $0.revision += 1 }
+        waker.withLock { $0 }?.wake()
     }
 
     /// Hides the banner at the next vblank; no effect when none is up.
@@ -29,6 +36,7 @@ public final class StatusBanner: Sendable {
             s.banner = nil
             s.revision += 1
         }
+        waker.withLock { $0 }?.wake()
     }
 
     /// The banner asked for, until it is hidden or its `hideAfter` has passed.
