@@ -53,6 +53,8 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     private let log: Logger
 
     private let lock = NSLock()
+    /// The thread that polls (the run loop's), checked in debug builds.
+    private let confinement = ThreadConfinement()
     private var busy = false
     private var switched: LibraryCatalog?
     /// Sticks imported (or refused) while they stay mounted: mount folder → identity.
@@ -179,6 +181,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     /// One look for sticks and requests, with `CLOCK_MONOTONIC` seconds: reads the watches (never
     /// blocks), scans the stick folder when `scanInterval` has passed, retries a missing watch every 10 s.
     public func poll(now: Double) {
+        confinement.check()
         if stickWatch == nil || requestWatch == nil, now >= nextWatchAttempt {
             nextWatchAttempt = now + 10
             openWatches()

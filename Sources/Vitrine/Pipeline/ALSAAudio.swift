@@ -67,41 +67,47 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
         let t = Thread { [self] in
-            // A local reference that ends with this body, so `stop()` can close the PCM.
-            guard let device = self.device else { return }
-            while running.load(ordering: .relaxed) {
-                let isPause = paused.load(ordering: .relaxed)
-                var samples: [Int16]
-                if isPause {
-                    samples = [Int16](repeating: 0, count: period * format.channels)
-                } else {
-                    let generation = timeline.progress.generation
-                    samples = timeline.pullAudio(frames: period, timeout: periodTime)
-                    if samples.isEmpty {
-                        if timeline.isExhausted { break }
-                        // Nothing more until the presenter schedules an item or a decoder delivers.
-                        timeline.progress.wait(after: generation, timeout: 0.002)
-                        continue
-                    }
-                    Volume(q15: gain.load(ordering: .relaxed)).scale(&samples)
-                }
-                do {
-                    _ = try device.write(samples)
-                } catch {
-                    log.error("audio write failed: \(error)")
-                    break
-                }
-                let d = device.delay()
-                let now = monotonicNow()
-                let frames = samples.count / format.channels
-                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
-            }
-            if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
+            play(period: period, periodTime: periodTime, timeline: timeline)
             done.lock(); finished = true; done.broadcast(); done.unlock()
         }
         t.name = "alsa"
         thread = t
         t.start()
+    }
+
+    /// The ALSA thread's body: writes periods until `stop()` or the end of the time line. Its
+    /// reference to the PCM ends with it, before `finished` is set, so `stop()` closes the PCM (the
+    /// `file` plugin finishes its WAV then).
+    private func play(period: Int, periodTime: Double, timeline: Timeline) {
+        guard let device = self.device else { return }
+        while running.load(ordering: .relaxed) {
+            let isPause = paused.load(ordering: .relaxed)
+            var samples: [Int16]
+            if isPause {
+                samples = [Int16](repeating: 0, count: period * format.channels)
+            } else {
+                let generation = timeline.progress.generation
+                samples = timeline.pullAudio(frames: period, timeout: periodTime)
+                if samples.isEmpty {
+                    if timeline.isExhausted { break }
+                    // Nothing more until the presenter schedules an item or a decoder delivers.
+                    timeline.progress.wait(after: generation, timeout: 0.002)
+                    continue
+                }
+                Volume(q15: gain.load(ordering: .relaxed)).scale(&samples)
+            }
+            do {
+                _ = try device.write(samples)
+            } catch {
+                log.error("audio write failed: \(error)")
+                break
+            }
+            let d = device.delay()
+            let now = monotonicNow()
+            let frames = samples.count / format.channels
+            clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
+        }
+        if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
     }
 
     /// Catalog time in seconds of the sample heard at monotonic time `t`; where the device starts

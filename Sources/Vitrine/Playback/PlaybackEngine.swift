@@ -51,6 +51,8 @@ public final class PlaybackEngine: ActionPerformer {
     let telemetry: PlaybackTelemetry
     /// The page-flip loop.
     private(set) var presenter: Presenter!
+    /// The run loop's thread, the only one that may call the engine (checked in debug builds).
+    let confinement = ThreadConfinement()
 
     /// The entry on screen (or about to be).
     private(set) var currentEntry: Timeline.Entry?
@@ -228,6 +230,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// Cue points between the old and new playhead fire as one aggregated event.
     @discardableResult
     public func seek(time: Double) -> Bool {
+        confinement.check()
         guard supportsSeeking, let e = currentEntry, time >= 0, time.isFinite else { return false }
         if let total = totalTime, time >= total { return false }
         let (cancelled, new) = timeline.start(e.item, position: clock.position, startAt: time)
@@ -277,6 +280,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// Feeds one input event (from libinput, or synthetic in tests) through the same handler.
     /// Button actions go through the dispatcher; the engine's own are applied after the next vblank.
     public func handleInput(_ event: PointerInput) {
+        confinement.check()
         guard let input else { return }
         dispatcher.dispatch(input.handle(event, overlays: overlays, now: lastHostTime))
         presenter.wake()
@@ -453,6 +457,7 @@ public final class PlaybackEngine: ActionPerformer {
     }
 
     private func apply(_ changes: [PlaybackChange]) {
+        confinement.check()
         for change in changes {
             switch change {
             case .cancelCurrent:

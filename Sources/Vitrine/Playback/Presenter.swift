@@ -120,6 +120,7 @@ final class Presenter {
 
     /// Steps 1–5: prepares the next vblank's picture in the back buffer.
     func prepare() throws -> Preparation {
+        engine.confinement.check()
         if resuming == nil {
             // 1. The vblank being prepared.
             waitSinceLastStep = waitedOnDisplay + output.waitedSeconds - waitedAtLastStep
