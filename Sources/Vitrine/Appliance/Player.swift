@@ -5,7 +5,8 @@ import VitrineCore
 import ServiceManager
 import RunLoop
 
-/// Set by SIGINT/SIGTERM; the run loop checks it once per vblank.
+/// Set by SIGINT, SIGTERM, SIGHUP (the run loop's signalfd) or `Player.requestStop()`; the page-flip
+/// loop checks it before each vblank.
 let stopSignal = Atomic<Bool>(false)
 
 /// Plays a catalog: schedules its items on one time line, decodes them on their own threads, presents
@@ -68,11 +69,11 @@ public final class Player {
     /// is opened for this run.
     public var eventLog: EventLog?
 
-    /// Polled once per vblank for a catalog to move to (a finished USB import): the run loop plays it
+    /// Asked after each vblank for a catalog to move to (a finished USB import): the run loop plays it
     /// from the next item boundary, or at once when `immediate`.
     public var nextCatalog: (() -> CatalogSwitch?)?
 
-    /// Called once per vblank on the run loop with the `CLOCK_MONOTONIC` time.
+    /// Called after each vblank on the run loop with the `CLOCK_MONOTONIC` time.
     public var onVblank: ((Double) -> Void)?
 
     /// USB sticks and `vitrine import` requests for this run: its watches and timers go on the run's

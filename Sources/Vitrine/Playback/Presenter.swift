@@ -52,7 +52,8 @@ final class Presenter {
     // The vblank being prepared.
     /// `CLOCK_MONOTONIC` seconds of the vblank being prepared: popups animate on presentation times.
     private(set) var hostTime = 0.0
-    /// `output.waitedSeconds` at the start of the last step, and the wait between that step and this one.
+    /// Seconds waited on the display (`waitedOnDisplay` plus the output's own stalls) at the start of
+    /// the last vblank, and the wait between that vblank and this one.
     private var waitedAtLastStep = 0.0
     private var waitSinceLastStep = 0.0
 
