@@ -43,33 +43,15 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     /// What the presenter records about an entry, confined to the run loop's thread: every access is
     /// checked in debug builds.
     final class OnScreen: @unchecked Sendable {  // confined to the thread that made it (the run loop's), checked on every access in debug builds
-        private let confinement = ThreadConfinement()
-    /// Told by every decoder of the time line, and when an entry is scheduled: what a presenter (or
-    /// the audio consumer) waiting for decoded frames, samples or a new item waits on.
-    let progress = DecoderProgress()
-        private var _renderingStarted = false, _framesRendered = 0, _announcedLength = false
-        private var _cues: CuePointScheduler
-        init(cues: CuePointScheduler) { _cues = cues }
         /// Its first picture or sample was presented (`renderingStarted` was posted).
-        var renderingStarted: Bool {
-            get { confinement.check(); return _renderingStarted }
-            set { confinement.check(); _renderingStarted = newValue }
-        }
+        @Confined var renderingStarted = false
         /// Video frames presented.
-        var framesRendered: Int {
-            get { confinement.check(); return _framesRendered }
-            set { confinement.check(); _framesRendered = newValue }
-        }
+        @Confined var framesRendered = 0
         /// `durationChanged` was posted.
-        var announcedLength: Bool {
-            get { confinement.check(); return _announcedLength }
-            set { confinement.check(); _announcedLength = newValue }
-        }
+        @Confined var announcedLength = false
         /// Its cue points and the playhead they were passed at.
-        var cues: CuePointScheduler {
-            get { confinement.check(); return _cues }
-            set { confinement.check(); _cues = newValue }
-        }
+        @Confined var cues: CuePointScheduler
+        init(cues: CuePointScheduler) { self.cues = cues }
     }
 
     /// What `maintain` changed, for the player's events.

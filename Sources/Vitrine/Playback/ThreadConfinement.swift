@@ -17,3 +17,18 @@ struct ThreadConfinement: Sendable {
         #endif
     }
 }
+
+/// A stored property confined to the thread that made it: every read and write is checked in debug
+/// builds (`ThreadConfinement`).
+@propertyWrapper
+struct Confined<Value> {
+    private let confinement = ThreadConfinement()
+    private var value: Value
+
+    init(wrappedValue: Value) { value = wrappedValue }
+
+    var wrappedValue: Value {
+        get { confinement.check(); return value }
+        set { confinement.check(); value = newValue }
+    }
+}
