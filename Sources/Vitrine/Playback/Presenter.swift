@@ -356,14 +356,19 @@ final class Presenter {
     private func vblank() {
         guard let d = driver else { return }
         switch d.phase {
-        case .starting, .decoders: break
+        case .starting:
+            if d.shouldStop() { return stopDriver() }
+        case .decoders:
+            // The same vblank, prepared again (its clock was read): a stop asked meanwhile came
+            // through `stopSoon()`.
+            break
         case .still:
+            if d.shouldStop() { return stopDriver() }
             // The vblanks a still screen did not need pass by: the next one prepared is at least half a
             // period away.
             output.skipVblanks(before: output.vblankTime(atOrAfter: output.now() + period / 2))
         default: return
         }
-        if d.shouldStop() { return stopDriver() }
         do {
             let generation = engine.timeline.progress.generation
             switch try prepare() {
