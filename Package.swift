@@ -24,24 +24,29 @@ let package = Package(
         .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
+        // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
+        // the fault-injection seam of the tests (debug builds) and the monotonic clock.
+        .target(name: "SystemSupport"),
+
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
-        .target(name: "KMS", dependencies: ["CDRM"]),
-        .target(name: "PCM", dependencies: ["CALSA"]),
+        .target(name: "KMS", dependencies: ["CDRM", "SystemSupport"]),
+        .target(name: "PCM", dependencies: ["CALSA", "SystemSupport"]),
         .target(name: "Canvas", dependencies: ["CCairo"]),
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
-        .target(name: "Touch", dependencies: ["CInput"]),
+        .target(name: "Touch", dependencies: ["CInput", "SystemSupport"]),
         // inotify(7) through Glibc: the USB stick folder and import requests.
-        .target(name: "Inotify"),
+        .target(name: "Inotify", dependencies: ["SystemSupport"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs) with typed errors.
-        .target(name: "FileIO", dependencies: ["CFileIO"]),
+        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs, atomic writes) and the
+        // process identity, with typed errors.
+        .target(name: "FileIO", dependencies: ["CFileIO", "SystemSupport"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
 
         // The catalog library on disk (generations, current/previous) and USB stick imports.
-        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO"]),
+        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
@@ -51,14 +56,16 @@ let package = Package(
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
-        .testTarget(name: "PCMTests", dependencies: ["PCM"]),
+        .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
-        .testTarget(name: "TouchTests", dependencies: ["Touch"]),
+        .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
     ]
 )

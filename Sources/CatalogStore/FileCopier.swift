@@ -2,6 +2,7 @@
 import Foundation
 import Crypto
 import FileIO
+import SystemSupport
 
 /// Copies one file at a time from the stick into the staging folder, hashing every chunk between the
 /// read and the write, so the stick is read exactly once. A file longer than one chunk is written by
@@ -14,11 +15,8 @@ struct FileCopier {
     /// Start the kernel's writeback after this many new bytes (8 MiB).
     static let writebackInterval: Int64 = 8 << 20
 
-    let faults: ImportFaults
     /// The buffers, reused from file to file.
     private var chunks = (0..<3).map { _ in Chunk() }
-
-    init(faults: ImportFaults) { self.faults = faults }
 
     /// Why a copy stopped.
     enum Failure: Error {
@@ -34,16 +32,14 @@ struct FileCopier {
 
     /// Copies `source` (a real path on the stick) to `destination` (a new file), hashing it.
     /// - Parameters:
-    ///   - relative: the path relative to `vitrine/`, for fault injection.
     ///   - expectedSize: the manifest size; the copy reads at most one chunk past it.
     ///   - shouldStop: asked before each chunk; true stops the copy with `.cancelled`.
     ///   - progress: called after each chunk is read and hashed, with its size in bytes.
     /// - Returns: the SHA-256 of the bytes copied.
-    mutating func copy(from source: String, to destination: String, relative: String, expectedSize: Int64,
+    mutating func copy(from source: String, to destination: String, expectedSize: Int64,
                        shouldStop: () -> Bool, progress: (Int64) -> Void) throws(Failure) -> SHA256.Digest {
         let input: FileDescriptor
         do {
-            try faults.check(.open, relative, source)
             input = try FileDescriptor(opening: source, .readOnly, options: [.noFollow])
         } catch { throw .source(error) }
         input.adviseSequential()
@@ -52,7 +48,7 @@ struct FileCopier {
             output = try FileDescriptor(opening: destination, .writeOnly, options: [.create, .exclusive, .noFollow],
                                         permissions: 0o644)
         } catch { throw .destination(error) }
-        let writer = ChunkWriter(output: output, relative: relative, faults: faults, chunks: chunks)
+        let writer = ChunkWriter(output: output, chunks: chunks)
         if expectedSize > Int64(Self.chunkSize) { writer.start() }
         let hasher = SHA256()
         var copied: Int64 = 0
@@ -61,7 +57,6 @@ struct FileCopier {
             if shouldStop() { failure = .cancelled; break }
             guard let chunk = writer.freeChunk() else { break }  // the writer failed
             do {
-                try faults.check(.read, relative, source)
                 chunk.count = try input.read(into: &chunk.bytes, count: chunk.bytes.count)
             } catch { failure = .source(error); writer.giveBack(chunk); break }
             if chunk.count == 0 { writer.giveBack(chunk); break }
@@ -76,7 +71,6 @@ struct FileCopier {
         if let failure { throw failure }
         if copied != expectedSize { throw .sizeChanged(actual: copied) }
         do {
-            try faults.check(.sync, relative, destination)
             try output.sync()
             try output.close()
         } catch { throw .destination(error) }
@@ -86,6 +80,8 @@ struct FileCopier {
 }
 
 /// One buffer of a copy and how many of its bytes are valid.
+// @unchecked: a chunk has one owner at a time (the reader, or the writer once queued), handed over
+// under `ChunkWriter.condition`, whose lock orders the accesses.
 final class Chunk: @unchecked Sendable {
     var bytes = [UInt8](repeating: 0, count: FileCopier.chunkSize)
     var count = 0
@@ -94,10 +90,10 @@ final class Chunk: @unchecked Sendable {
 /// Writes a file's chunks in order, on its own thread once started (else inline, on the caller's),
 /// and hands each buffer back when it is written. Stops at the first error, which `finish()` returns.
 /// Every member is guarded by `condition`.
+// @unchecked: the queues and flags are used only under `condition`; `output`, `written` and
+// `writebackFrom` only by the one writing thread (the writer's, or the caller's when not threaded).
 final class ChunkWriter: @unchecked Sendable {
     private let output: FileDescriptor
-    private let relative: String
-    private let faults: ImportFaults
     private let condition = NSCondition()
     private var free: [Chunk]
     private var filled: [Chunk] = []
@@ -108,14 +104,14 @@ final class ChunkWriter: @unchecked Sendable {
     private var written: Int64 = 0
     private var writebackFrom: Int64 = 0
 
-    init(output: FileDescriptor, relative: String, faults: ImportFaults, chunks: [Chunk]) {
-        self.output = output; self.relative = relative; self.faults = faults; free = chunks
+    init(output: FileDescriptor, chunks: [Chunk]) {
+        self.output = output; free = chunks
     }
 
     /// Moves the writes to a thread of their own.
     func start() {
         threaded = true
-        let thread = Thread { [self] in run() }
+        let thread = Thread(block: FaultInjection.propagating { [self] in run() })
         thread.name = "vitrine.import.write"
         thread.start()
     }
@@ -179,7 +175,6 @@ final class ChunkWriter: @unchecked Sendable {
     /// Writes one chunk and starts its writeback; records the error instead of throwing.
     private func writeOut(_ chunk: Chunk) {
         do {
-            try faults.check(.write, relative, output.path)
             try output.write(chunk.bytes, count: chunk.count)
         } catch {
             condition.lock(); if self.error == nil { self.error = error }; condition.broadcast(); condition.unlock()

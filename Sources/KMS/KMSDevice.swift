@@ -7,6 +7,8 @@ internal import Glibc
 /// An open `/dev/dri/card*` device. Owns the file descriptor and closes it in `deinit`.
 ///
 /// Immutable after `init`, so it may be shared between threads; the kernel serialises the ioctls.
+// @unchecked: every stored property is a `let` of a Sendable type; the descriptor is only passed to
+// ioctls, which the kernel serialises per device.
 public final class KMSDevice: @unchecked Sendable {
     /// What the driver and this client can do, read once at open.
     public struct Capabilities: Sendable, Equatable {

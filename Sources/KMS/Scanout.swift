@@ -4,6 +4,7 @@ internal import CDRM
 #if canImport(Glibc)
 internal import Glibc
 #endif
+import SystemSupport
 
 /// One display driven full screen from CPU-drawn XRGB8888 dumb buffers.
 ///
@@ -272,14 +273,14 @@ public final class Scanout {
     /// The corresponding C functions are `poll` and `drmHandleEvent` (with `page_flip_handler2`).
     public func waitForPageFlip(timeout: Double) throws(DRMError) -> PageFlip? {
         guard let flip = pending else { return nil }
-        let deadline = DRMEvents.monotonicNow() + max(timeout, 0)
+        let deadline = MonotonicClock.seconds() + max(timeout, 0)
         while true {
             if let completion = flip.completion {
                 front = flip.bufferIndex
                 pending = nil
                 return completion
             }
-            let remaining = deadline - DRMEvents.monotonicNow()
+            let remaining = deadline - MonotonicClock.seconds()
             guard try DRMEvents.waitReadable(fd: fd, timeout: max(remaining, 0)) else { return nil }
             try DRMEvents.handle(fd: fd)
             if flip.completion == nil && remaining <= 0 { return nil }
