@@ -58,6 +58,7 @@ let package = Package(
 
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "KMSTests", dependencies: ["KMS"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),

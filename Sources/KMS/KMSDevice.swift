@@ -179,7 +179,7 @@ public final class KMSDevice: @unchecked Sendable {
             let formats = UnsafeBufferPointer(start: plane.pointee.formats, count: Int(plane.pointee.count_formats))
                 .map { FourCC(rawValue: $0) }
             let properties = try ObjectProperties(fd: fd, objectID: id, type: .plane)
-            result.append(Plane(id: id, type: PlaneType(rawValue: properties.value(.type) ?? PlaneType.overlay.rawValue),
+            result.append(Plane(id: id, type: PlaneType(properties),
                                 formats: formats, possibleCRTCs: plane.pointee.possible_crtcs,
                                 crtcID: plane.pointee.crtc_id, framebufferID: plane.pointee.fb_id))
         }
