@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
         // the fault-injection seam of the tests (debug builds) and the monotonic clock.
@@ -37,7 +38,8 @@ let package = Package(
         .target(name: "Touch", dependencies: ["CInput", "SystemSupport"]),
         // inotify(7) through Glibc: the USB stick folder and import requests.
         .target(name: "Inotify", dependencies: ["SystemSupport"]),
-        .target(name: "Crypto", dependencies: ["CSodium"]),
+        // Minisign (Ed25519, BLAKE2b) through libsodium; SHA-256 through OpenSSL's libcrypto.
+        .target(name: "Crypto", dependencies: ["CSodium", "COpenSSL"]),
         // POSIX file calls (open, read, write, fsync, rename, flock, statvfs, atomic writes) and the
         // process identity, with typed errors.
         .target(name: "FileIO", dependencies: ["CFileIO", "SystemSupport"]),
