@@ -83,7 +83,7 @@ func checkLibrary(_ library: CatalogLibrary, deep: Bool) -> Exit {
 func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool) throws -> Exit {
     let folder = ImportService.requestFolder(library: library.path)
     let absolute = source.hasPrefix("/") ? source : FileManager.default.currentDirectoryPath + "/" + source
-    let id = "\(getpid())-\(UUID().uuidString.prefix(8))"
+    let id = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
     let request = folder + "/" + id + ".json", answer = folder + "/" + id + ".result"
     do {
         try FileSystem.makeDirectories(folder)

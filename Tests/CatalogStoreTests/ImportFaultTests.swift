@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import CatalogStore
 import Crypto
@@ -176,11 +177,10 @@ struct ImportFaultTests {
     }
 }
 
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [ImportResult] = []
-    func add(_ r: ImportResult) { lock.lock(); results.append(r); lock.unlock() }
-    var all: [ImportResult] { lock.lock(); defer { lock.unlock() }; return results }
+final class ResultBox: Sendable {
+    private let results = Mutex<[ImportResult]>([])
+    func add(_ r: ImportResult) { results.withLock { $0.append(r) } }
+    var all: [ImportResult] { results.withLock { $0 } }
 }
 
 @Suite("Import: the library lock")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import CatalogStore
 import Crypto
@@ -157,11 +158,10 @@ func expectUntouched(_ library: CatalogLibrary, playing: LibraryCatalog, sourceL
 }
 
 /// Thread-safe counters for fault hooks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: Int] = [:]
-    func bump(_ key: String) -> Int { lock.lock(); defer { lock.unlock() }; values[key, default: 0] += 1; return values[key]! }
-    func value(_ key: String) -> Int { lock.lock(); defer { lock.unlock() }; return values[key, default: 0] }
+final class Counter: Sendable {
+    private let values = Mutex<[String: Int]>([:])
+    func bump(_ key: String) -> Int { values.withLock { $0[key, default: 0] += 1; return $0[key]! } }
+    func value(_ key: String) -> Int { values.withLock { $0[key, default: 0] } }
 }
 
 /// The `vitrine` executable next to the test bundle (built by `swift build`).
