@@ -92,9 +92,7 @@ struct FileCopier {
 }
 
 /// One buffer of a copy and how many of its bytes are valid.
-// @unchecked: the copying thread fills a chunk only while it is free (taken from the hasher under
-// its lock); while it is queued, the copying and hashing threads only read it. The lock of
-// `ChunkHasher.condition` orders each handover.
+// @unchecked: filled only while free (handed out under `ChunkHasher`'s lock); while queued, both threads only read it.
 final class Chunk: @unchecked Sendable {
     var bytes = [UInt8](repeating: 0, count: FileCopier.chunkSize)
     var count = 0
@@ -103,8 +101,7 @@ final class Chunk: @unchecked Sendable {
 /// Hashes a file's chunks in order, on its own thread once started (else inline, on the caller's),
 /// and makes each buffer free again once it is hashed.
 /// Every member but `sha` is guarded by `condition`.
-// @unchecked: the queues and flags are used only under `condition`; `sha` only by the one hashing
-// thread (the hasher's, or the caller's when not threaded), and by `finish()` after that thread ended.
+// @unchecked: queues and flags only under `condition`; `sha` only on the hashing thread, then in `finish()` after it.
 final class ChunkHasher: @unchecked Sendable {
     private let sha = SHA256()
     private let condition = NSCondition()

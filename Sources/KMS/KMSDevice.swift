@@ -7,9 +7,7 @@ internal import Glibc
 /// An open `/dev/dri/card*` device. Owns the file descriptor and closes it in `deinit`.
 ///
 /// Immutable after `init`, so it may be shared between threads; the kernel serialises the ioctls.
-// @unchecked: every stored property is a `let` of a Sendable type; the descriptor is only passed to
-// ioctls, which the kernel serialises per device.
-public final class KMSDevice: @unchecked Sendable {
+public final class KMSDevice: Sendable {
     /// What the driver and this client can do, read once at open.
     public struct Capabilities: Sendable, Equatable {
         /// Atomic modesetting is enabled for this client (`DRM_CLIENT_CAP_ATOMIC` was accepted).

@@ -10,8 +10,7 @@ import Synchronization
 /// thread). `delay()`, `state`, `xrunCount` and `onXrun` may be used from any thread: alsa-lib
 /// serialises calls on one handle (its default thread-safe mode; the kernel does it for `hw`),
 /// and the Swift-side counters sit behind a mutex.
-// @unchecked: the Swift state is `let`s and a `Mutex`; the `snd_pcm_t` is used from several threads
-// only through calls alsa-lib serialises (see above).
+// @unchecked: the Swift state is `let`s and a `Mutex`; alsa-lib serialises calls on the shared `snd_pcm_t`.
 public final class PCMDevice: @unchecked Sendable {
     /// The `snd_pcm_t`.
     let handle: OpaquePointer
