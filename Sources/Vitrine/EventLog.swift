@@ -1,4 +1,5 @@
 import Foundation
+import FileIO
 import VitrineCore
 
 /// The proof-of-play log (`vitrine run --events FILE`): one JSON object per line,
@@ -54,7 +55,7 @@ public final class EventLog: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if size > 0, size + data.count > maxBytes {
             try? handle.close()
-            _ = rename(path, path + ".1")
+            try? FileSystem.rename(path, to: path + ".1")
             if let (h, n) = try? Self.open(path) { (handle, size) = (h, n) } else { return }
         }
         if (try? handle.write(contentsOf: data)) != nil { size += data.count }
