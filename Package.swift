@@ -24,19 +24,26 @@ let package = Package(
         .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CRunLoop"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
+        // the fault-injection seam of the tests (debug builds) and the monotonic clock.
+        .target(name: "SystemSupport"),
 
         // Swift bindings: the only modules that touch C.
         .target(name: "Media", dependencies: ["CAVUtil", "CAVCodec", "CAVFormat", "CSwScale", "CSwResample"]),
-        .target(name: "KMS", dependencies: ["CDRM"]),
-        .target(name: "PCM", dependencies: ["CALSA"]),
+        .target(name: "KMS", dependencies: ["CDRM", "SystemSupport"]),
+        .target(name: "PCM", dependencies: ["CALSA", "SystemSupport"]),
         .target(name: "Canvas", dependencies: ["CCairo"]),
         .target(name: "ServiceManager", dependencies: ["CSystemd"]),
-        .target(name: "Touch", dependencies: ["CInput"]),
+        .target(name: "Touch", dependencies: ["CInput", "SystemSupport"]),
         // inotify(7) through Glibc: the USB stick folder and import requests.
-        .target(name: "Inotify"),
-        .target(name: "Crypto", dependencies: ["CSodium"]),
-        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs) with typed errors.
-        .target(name: "FileIO", dependencies: ["CFileIO"]),
+        .target(name: "Inotify", dependencies: ["SystemSupport"]),
+        // Minisign (Ed25519, BLAKE2b) through libsodium; SHA-256 through OpenSSL's libcrypto.
+        .target(name: "Crypto", dependencies: ["CSodium", "COpenSSL"]),
+        // POSIX file calls (open, read, write, fsync, rename, flock, statvfs, atomic writes) and the
+        // process identity, with typed errors.
+        .target(name: "FileIO", dependencies: ["CFileIO", "SystemSupport"]),
         // The event loop: epoll, timerfd, eventfd and signalfd through Glibc, one thread per loop.
         .target(name: "RunLoop", dependencies: ["CRunLoop", "FileIO"]),
 
@@ -44,11 +51,11 @@ let package = Package(
         .target(name: "VitrineCore"),
 
         // The catalog library on disk (generations, current/previous) and USB stick imports.
-        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO"]),
+        .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "SystemSupport"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "RunLoop", "Inotify"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
@@ -57,15 +64,18 @@ let package = Package(
         // /usr/bin/time, and RunLoopTests send it a process-directed SIGHUP.
         .executableTarget(name: "runloop-probe", dependencies: ["RunLoop"]),
 
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "KMSTests", dependencies: ["KMS"]),
+        .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
-        .testTarget(name: "PCMTests", dependencies: ["PCM"]),
+        .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
-        .testTarget(name: "TouchTests", dependencies: ["Touch"]),
+        .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport"]),
     ]
 )

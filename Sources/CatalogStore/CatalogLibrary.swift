@@ -162,7 +162,7 @@ public final class CatalogLibrary: Sendable {
             } else if let n = Self.generationNumber(name, prefix: "gen.") {
                 orphan = !keep.contains(n)
             } else {
-                orphan = [".current.tmp", ".previous.tmp", ".state.json.tmp"].contains(name)
+                orphan = [".current.tmp", ".previous.tmp", FileSystem.atomicWriteTemporary(for: "state.json")].contains(name)
             }
             guard orphan else { continue }
             try FileSystem.removeTree(path + "/" + name)
@@ -172,7 +172,7 @@ public final class CatalogLibrary: Sendable {
         // An import that switched `current` but stopped before recording it: record it now.
         if let current = linkedGeneration(.current), LibraryState.read(statePath).map({ $0.generation < current }) ?? true,
            case .success(let catalog) = inspect(.current, verifyHashes: false) {
-            try LibraryState(version: catalog.manifest.version, generation: current).write(statePath, faults: .none)
+            try LibraryState(version: catalog.manifest.version, generation: current).write(statePath)
         }
         return cleanup
     }

@@ -2,15 +2,16 @@
 import Foundation
 import Crypto
 import FileIO
+import SystemSupport
 import VitrineCore
 
 /// Hands files to the copy workers (largest first), adds up their progress and keeps the first failure.
 /// Every member is guarded by `condition`; workers wake the importing thread through it.
+// @unchecked: the `let`s are immutable and every `var` is read and written only under `condition`.
 final class CopyBoard: @unchecked Sendable {
     let files: [StickFile]
     let sources: [String: String]
     let staging: String
-    let faults: ImportFaults
     private let condition = NSCondition()
     /// File indices, largest first: two workers finish close together.
     private var queue: [Int]
@@ -22,8 +23,8 @@ final class CopyBoard: @unchecked Sendable {
     private var running = 0
     private var changed = false
 
-    init(files: [StickFile], sources: [String: String], staging: String, faults: ImportFaults) {
-        self.files = files; self.sources = sources; self.staging = staging; self.faults = faults
+    init(files: [StickFile], sources: [String: String], staging: String) {
+        self.files = files; self.sources = sources; self.staging = staging
         queue = files.indices.sorted { files[$0].size != files[$1].size ? files[$0].size > files[$1].size : $0 < $1 }
     }
 
@@ -45,7 +46,7 @@ final class CopyBoard: @unchecked Sendable {
     func run(workers: Int, report: () -> Void) {
         locked { running = workers }
         for _ in 1..<max(1, workers) {
-            let thread = Thread { [self] in work(report: {}) }
+            let thread = Thread(block: FaultInjection.propagating { [self] in work(report: {}) })
             thread.name = "vitrine.import.copy"
             thread.start()
         }
@@ -63,10 +64,9 @@ final class CopyBoard: @unchecked Sendable {
 
     /// One worker: takes files until none is left or something failed.
     private func work(report: () -> Void) {
-        var copier = FileCopier(faults: faults)
+        var copier = FileCopier()
         while let index = take() {
             let file = files[index]
-            faults.beforeFile?(index, file.path)
             do {
                 try makeFolders(for: file.path)
             } catch {
@@ -74,7 +74,7 @@ final class CopyBoard: @unchecked Sendable {
                 break
             }
             do {
-                let digest = try copier.copy(from: sources[file.path]!, to: staging + "/" + file.path, relative: file.path,
+                let digest = try copier.copy(from: sources[file.path]!, to: staging + "/" + file.path,
                                              expectedSize: file.size, shouldStop: { stopped }) { added in
                     locked { bytesDone += added }
                     report()

@@ -24,8 +24,8 @@ struct LibraryState: Sendable, Equatable {
     var json: String { "{\"schema\": \"\(Self.schema)\", \"version\": \(version), \"generation\": \(generation)}\n" }
 
     /// Writes `path` atomically: a temporary file in the same folder, fsync, rename over `path`, fsync the folder.
-    func write(_ path: String, faults: ImportFaults) throws(FileError) {
-        try LibraryFiles.writeAtomically(path, Array(json.utf8), faults: faults)
+    func write(_ path: String) throws(FileError) {
+        try FileSystem.writeAtomically(Array(json.utf8), to: path)
     }
 }
 
@@ -38,22 +38,5 @@ enum LibraryFiles {
         let n = try fd.read(into: &buffer, count: limit + 1)
         try fd.close()
         return Array(buffer[0..<n])
-    }
-
-    /// Writes `bytes` to `path` through `.<name>.tmp` in the same folder: write, fsync, rename, fsync folder.
-    static func writeAtomically(_ path: String, _ bytes: [UInt8], faults: ImportFaults) throws(FileError) {
-        let folder = FileSystem.parentPath(path)
-        let name = String(path.dropFirst(folder.count + 1))
-        let temporary = folder + "/." + name + ".tmp"
-        try FileSystem.removeTree(temporary)
-        let fd = try FileDescriptor(opening: temporary, .writeOnly, options: [.create, .exclusive, .noFollow])
-        try faults.check(.write, name, temporary)
-        try fd.write(bytes, count: bytes.count)
-        try faults.check(.sync, name, temporary)
-        try fd.sync()
-        try fd.close()
-        try faults.check(.rename, name, temporary)
-        try FileSystem.rename(temporary, to: path)
-        try FileSystem.syncDirectory(folder)
     }
 }

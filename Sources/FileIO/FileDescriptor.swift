@@ -6,8 +6,9 @@ internal import CFileIO
 
 /// An open file descriptor. Owns it: `deinit` closes it; `close()` closes it and reports the error.
 ///
-/// Every call retries on `EINTR` and throws `FileError` naming the call and the path it was opened with.
-/// Not thread-safe: use it from one thread at a time.
+/// Every call goes through the gateway (`EINTR` retried, faults injectable in debug builds) and throws
+/// `FileError` naming the call and the path it was opened with. Not thread-safe: use it from one
+/// thread at a time.
 public final class FileDescriptor {
     /// How to open a file.
     public struct Options: OptionSet, Sendable {
@@ -54,9 +55,9 @@ public final class FileDescriptor {
     /// The corresponding C function is `close` (not retried: the descriptor is gone either way).
     public func close() throws(FileError) {
         precondition(fd >= 0, "FileDescriptor.close: already closed")
-        let result = Glibc.close(fd)
+        let descriptor = fd
         fd = -1
-        if result == -1 { throw Syscall.error("close", path) }
+        try Syscall.check("close", path, retryOnInterrupt: false) { Glibc.close(descriptor) }
     }
 
     /// Reads until `count` bytes are in `buffer[0..<count]` or the file ends.
@@ -67,7 +68,7 @@ public final class FileDescriptor {
         precondition(count <= buffer.count, "read: buffer too small")
         var done = 0
         while done < count {
-            let n = try Syscall.count("read", path) {
+            let n = try Syscall.check("read", path) {
                 buffer.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress! + done, count - done) }
             }
             if n == 0 { break }
@@ -84,7 +85,7 @@ public final class FileDescriptor {
         precondition(count <= buffer.count, "write: count beyond the buffer")
         var done = 0
         while done < count {
-            let n = try Syscall.count("write", path) {
+            let n = try Syscall.check("write", path) {
                 buffer.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + done, count - done) }
             }
             if n == 0 { throw FileError(operation: "write", path: path, errno: .noSpace) }
@@ -101,7 +102,7 @@ public final class FileDescriptor {
     /// `sync()` has less to do. Errors are ignored (it is only a hint; `sync()` reports them).
     /// The corresponding C function is `sync_file_range(…, SYNC_FILE_RANGE_WRITE)`.
     public func startWriteback(offset: Int64, length: Int64) {
-        _ = vt_start_writeback(fd, offset, length)
+        _ = try? Syscall.check("sync_file_range", path) { vt_start_writeback(fd, offset, length) }
     }
 
     /// Tells the kernel the file will be read once from start to end (larger read-ahead).
@@ -122,21 +123,17 @@ public final class FileDescriptor {
     /// `O_CLOEXEC`) shares the description, and with it the lock.
     /// The corresponding C function is `flock` with `LOCK_UN`.
     public func unlock() throws(FileError) {
-        while vt_flock_unlock(fd) != 0 {
-            let code = currentErrno()
-            if code != EINTR { throw FileError(operation: "flock", path: path, errno: Errno(rawValue: code)) }
-        }
+        try Syscall.check("flock", path) { vt_flock_unlock(fd) }
     }
 
     /// Takes `flock(LOCK_EX | LOCK_NB)`: returns false when another open file description holds it.
     /// The corresponding C function is `flock`.
     public func tryLockExclusive() throws(FileError) -> Bool {
-        while true {
-            if vt_flock_exclusive_nonblocking(fd) == 0 { return true }
-            let code = currentErrno()
-            if code == EINTR { continue }
-            if code == EWOULDBLOCK { return false }
-            throw FileError(operation: "flock", path: path, errno: Errno(rawValue: code))
+        do {
+            try Syscall.check("flock", path) { vt_flock_exclusive_nonblocking(fd) }
+            return true
+        } catch where error.errno == .wouldBlock {
+            return false
         }
     }
 }

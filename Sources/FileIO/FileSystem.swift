@@ -4,23 +4,38 @@ internal import Glibc
 #endif
 internal import CFileIO
 
-/// File-system calls on paths. Each retries on `EINTR` and throws `FileError` naming the call and path.
+/// File-system calls on paths. Each goes through the gateway (`EINTR` retried, faults injectable in
+/// debug builds) and throws `FileError` naming the call and path.
 public enum FileSystem {
     /// The status of `path`, or nil when nothing is there (`ENOENT`, or `ENOTDIR` for a path through a file).
     /// - Parameter followLinks: `stat` when true, `lstat` (the link itself) when false.
     /// - Throws: `FileError` for other errors (`EACCES`, `EIO`, `ELOOP`).
     public static func status(_ path: String, followLinks: Bool) throws(FileError) -> FileStatus? {
+        do {
+            return try status(of: path, followLinks: followLinks)
+        } catch where error.errno == .noSuchFile || error.errno == .notDirectory {
+            return nil
+        }
+    }
+
+    /// The status of `path`; nothing there is an error too.
+    ///
+    /// A reader that must not block on a FIFO or a device node checks `isRegularFile` first:
+    /// `try FileSystem.status(of: path).isRegularFile`, and `size` for the length in bytes.
+    /// - Parameter followLinks: `stat` when true (the default), `lstat` (the link itself) when false.
+    /// - Throws: `FileError` from `stat` or `lstat`: `ENOENT` when nothing is there, `ENOTDIR` for a
+    ///   path through a file, `EACCES`, `EIO`, `ELOOP`.
+    /// The corresponding C functions are `stat` and `lstat`.
+    public static func status(of path: String, followLinks: Bool = true) throws(FileError) -> FileStatus {
         var st = stat()
-        if vt_stat(path, &st, followLinks ? 1 : 0) == 0 { return FileStatus(st) }
-        let code = currentErrno()
-        if code == ENOENT || code == ENOTDIR { return nil }
-        throw FileError(operation: followLinks ? "stat" : "lstat", path: path, errno: Errno(rawValue: code))
+        try Syscall.check(followLinks ? "stat" : "lstat", path) { vt_stat(path, &st, followLinks ? 1 : 0) }
+        return FileStatus(st)
     }
 
     /// The target text of the symbolic link at `path`. The corresponding C function is `readlink`.
     public static func readLink(_ path: String) throws(FileError) -> String {
         var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = try Syscall.count("readlink", path) {
+        let n = try Syscall.check("readlink", path) {
             buffer.withUnsafeMutableBytes { raw in
                 Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count - 1)
             }
@@ -31,7 +46,7 @@ public enum FileSystem {
     /// The absolute path with every symbolic link, `.` and `..` resolved.
     /// The corresponding C function is `realpath`.
     public static func realPath(_ path: String) throws(FileError) -> String {
-        guard let resolved = Glibc.realpath(path, nil) else { throw Syscall.error("realpath", path) }
+        let resolved = try Syscall.pointer("realpath", path) { Glibc.realpath(path, nil) }
         defer { free(resolved) }
         return String(cString: resolved)
     }
@@ -54,14 +69,16 @@ public enum FileSystem {
 
     /// Renames `from` to `to`, atomically replacing `to` if it exists (a file or a link; a folder only
     /// if empty). The corresponding C function is `rename`.
+    /// - Throws: `FileError` from `rename` naming `from` (`EXDEV` across file systems, `ENOENT`,
+    ///   `EACCES`, `EIO`, `ENOSPC`).
     public static func rename(_ from: String, to: String) throws(FileError) {
-        try Syscall.check("rename", from) { Glibc.rename(from, to) }
+        try Syscall.check("rename", from, target: to) { Glibc.rename(from, to) }
     }
 
     /// Creates a symbolic link at `path` whose target text is `target`.
     /// The corresponding C function is `symlink`.
     public static func symbolicLink(at path: String, to target: String) throws(FileError) {
-        try Syscall.check("symlink", path) { Glibc.symlink(target, path) }
+        try Syscall.check("symlink", path, target: target) { Glibc.symlink(target, path) }
     }
 
     /// Removes the file or link `path`. The corresponding C function is `unlink`.
@@ -89,13 +106,15 @@ public enum FileSystem {
     /// The names in folder `path`, without `.` and `..`, in no particular order.
     /// The corresponding C functions are `opendir`, `readdir` and `closedir`.
     public static func contentsOfDirectory(_ path: String) throws(FileError) -> [String] {
-        guard let dir = Glibc.opendir(path) else { throw Syscall.error("opendir", path) }
+        let dir = try Syscall.pointer("opendir", path) { Glibc.opendir(path) }
         defer { Glibc.closedir(dir) }
         var names: [String] = []
         while true {
-            Glibc.errno = 0
+            // NULL with errno unchanged is the end of the folder, so readdir cannot use the gateway.
+            Errno.current = Errno(0)
             guard let entry = Glibc.readdir(dir) else {
-                if currentErrno() != 0 { throw Syscall.error("readdir", path) }
+                let code = Errno.current
+                if code.rawValue != 0 { throw FileError(operation: "readdir", path: path, errno: code) }
                 return names
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -122,10 +141,15 @@ public enum FileSystem {
     }
 
     /// The space on the file system holding `path`. The corresponding C function is `statvfs`.
+    /// (A test's `FaultPlan.availableSpace` replaces `available`, in debug builds.)
     public static func space(_ path: String) throws(FileError) -> Space {
         var st = statvfs()
         try Syscall.check("statvfs", path) { vt_statvfs(path, &st) }
-        return Space(available: Int64(st.f_bavail) * Int64(st.f_frsize), total: Int64(st.f_blocks) * Int64(st.f_frsize))
+        var space = Space(available: Int64(st.f_bavail) * Int64(st.f_frsize), total: Int64(st.f_blocks) * Int64(st.f_frsize))
+        #if DEBUG
+        if let available = FaultInjection.current?.availableSpace { space.available = available }
+        #endif
+        return space
     }
 
     /// `path` without its last component (`"a/b/c"` → `"a/b"`, `"/a"` → `"/"`, `"a"` → `""`).

@@ -1,4 +1,5 @@
 import Glibc
+@_exported import SystemSupport
 
 /// What happened to an entry of a watched folder (inotify(7) event masks).
 public enum DirectoryChange: Sendable, Equatable {
@@ -15,12 +16,13 @@ public enum DirectoryChange: Sendable, Equatable {
 }
 
 /// Errors from `DirectoryWatcher`, with the errno of the failing call.
-public struct DirectoryWatchError: Error, CustomStringConvertible, Sendable {
+public struct DirectoryWatchError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The C function that failed: `inotify_init1` or `inotify_add_watch`.
     public let function: String
     public let path: String
-    public let errno: Int32
-    public var description: String { "\(function)(\(path)): \(String(cString: strerror(errno)))" }
+    public let errno: Errno
+    /// `inotify_add_watch(/run/vitrine/media): No such file or directory (ENOENT)`.
+    public var description: String { "\(function)(\(path)): \(errno)" }
 }
 
 /// Watches one folder with inotify(7), without blocking: `changes()` returns what happened since the
@@ -37,16 +39,19 @@ public final class DirectoryWatcher {
 
     /// - Throws: `DirectoryWatchError` when inotify is unavailable or `path` cannot be watched
     ///   (ENOENT when it does not exist, ENOTDIR when it is not a folder).
+    /// The corresponding C functions are `inotify_init1` and `inotify_add_watch`.
     public init(path: String) throws {
         self.path = path
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw DirectoryWatchError(function: "inotify_init1", path: path, errno: errno) }
+        let fd: Int32
+        switch valueOrErrno(SystemCall("inotify_init1", path), { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }) {
+        case .success(let value): fd = value
+        case .failure(let errno): throw DirectoryWatchError(function: "inotify_init1", path: path, errno: errno)
+        }
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE
                           | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-        guard inotify_add_watch(fd, path, mask) >= 0 else {
-            let e = errno
+        if case .failure(let errno) = valueOrErrno(SystemCall("inotify_add_watch", path), { inotify_add_watch(fd, path, mask) }) {
             close(fd)
-            throw DirectoryWatchError(function: "inotify_add_watch", path: path, errno: e)
+            throw DirectoryWatchError(function: "inotify_add_watch", path: path, errno: errno)
         }
         fileDescriptor = fd
     }
@@ -57,8 +62,11 @@ public final class DirectoryWatcher {
     public func changes() -> [DirectoryChange] {
         var out: [DirectoryChange] = []
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
+            // EAGAIN: nothing more queued. Other errors cannot be acted on here; the next call tries again.
+            let result = valueOrErrno(SystemCall("read", path)) {
+                buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+            }
+            guard case .success(let n) = result, n > 0 else { break }
             buffer.withUnsafeBytes { raw in
                 var offset = 0
                 let header = MemoryLayout<inotify_event>.size

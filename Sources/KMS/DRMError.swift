@@ -4,6 +4,7 @@ internal import Glibc
 #elseif canImport(Musl)
 internal import Musl
 #endif
+@_exported import SystemSupport
 
 /// A failed DRM/KMS operation: which call failed and the `errno` it reported.
 ///
@@ -14,59 +15,45 @@ internal import Musl
 public struct DRMError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The operation that failed, usually the C function's name, e.g. `"drmModeAtomicCommit"`.
     public var operation: String
-    /// The error code, a positive `errno` value such as `EINVAL` (22) or `EBUSY` (16).
-    public var errno: Int32
+    /// The error code, such as `.invalidArgument` (`EINVAL`) or `.busy` (`EBUSY`).
+    public var errno: Errno
     /// An optional human explanation that replaces the generic `strerror` text.
     public var detail: String?
 
-    /// Creates an error for `operation` that failed with the positive error code `errno`.
-    public init(operation: String, errno: Int32, detail: String? = nil) {
+    /// Creates an error for `operation` that failed with `errno`.
+    public init(operation: String, errno: Errno, detail: String? = nil) {
         self.operation = operation
         self.errno = errno
         self.detail = detail
     }
 
-    /// The symbolic name of `errno` (`"EINVAL"`), or `nil` for codes this module does not name.
-    public var errnoName: String? { Self.names[errno] }
+    /// Creates an error for `operation` that failed with the positive error code `errno` (`EINVAL`).
+    public init(operation: String, errno: Int32, detail: String? = nil) {
+        self.init(operation: operation, errno: Errno(errno), detail: detail)
+    }
 
-    /// One line: `drmModeAtomicCommit: Invalid argument (EINVAL, errno 22)`.
+    /// The symbolic name of `errno` (`"EINVAL"`), or `nil` for codes without one.
+    public var errnoName: String? { errno.name }
+
+    /// One line: `drmModeAtomicCommit: Invalid argument (EINVAL)`, or with a detail
+    /// `find a connected connector: no display is connected (…) (ENODEV)`.
     public var description: String {
-        let text = detail ?? Self.message(for: errno)
-        let code = errnoName.map { "\($0), errno \(errno)" } ?? "errno \(errno)"
-        return "\(operation): \(text) (\(code))"
+        guard let detail else { return "\(operation): \(errno)" }
+        return "\(operation): \(detail) (\(errno.symbol))"
     }
-
-    /// `strerror(code)` as a Swift string.
-    static func message(for code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
-    }
-
-    private static let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO",
-        EBADF: "EBADF", EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EACCES: "EACCES", EFAULT: "EFAULT",
-        EBUSY: "EBUSY", EEXIST: "EEXIST", ENODEV: "ENODEV", EINVAL: "EINVAL", ENOSPC: "ENOSPC",
-        ERANGE: "ERANGE", ENOSYS: "ENOSYS", EOPNOTSUPP: "EOPNOTSUPP", ETIMEDOUT: "ETIMEDOUT",
-        ENOTTY: "ENOTTY",
-    ]
 }
 
-/// The single gateway between this module and C: runs a call, turns its result into a value
-/// or a `DRMError` named after the operation, and retries on `EINTR`.
+/// This module's side of the gateway (`valueOrErrno`, `pointerOrErrno` in SystemSupport): runs a
+/// call, turns its result into a value or a `DRMError` named after the operation. `EINTR` is
+/// retried there, `EBADF`/`EFAULT` stop the program there, and in debug builds a test's
+/// `FaultPlan` sees each call as `SystemCall(function, subject)`, split from the operation text
+/// (`"drmModeGetConnector(42)"` → `drmModeGetConnector`, `42`).
 ///
 /// libdrm mixes two conventions: `drmIoctl` and libc return `-1` and set `errno`, while most
 /// `drmMode*` functions return `-errno`. `check` accepts both: `errno` is cleared before the call,
 /// a result of `-1` means "look at errno" (`EIO` if it is still 0), any other negative value is
 /// `-errno`. (A `drmMode*` call that returns `-EPERM` also leaves `errno` at `EPERM`.)
-/// `EBADF` and `EFAULT` can only come from a bug in this module (the descriptor and the pointers
-/// are ours), so they stop the program, as swift-nio does.
 enum DRMCall {
-    #if DEBUG
-    /// Test hook (debug builds only): return an errno to make the named operation fail
-    /// without calling C, or `nil` to run it.
-    nonisolated(unsafe) static var failureInjection: (@Sendable (String) -> Int32?)?
-    #endif
-
     /// Runs a call returning an `Int32` status (`0`/non-negative = success).
     ///
     /// - Returns: the call's non-negative result (a count, a file descriptor, or 0).
@@ -77,21 +64,10 @@ enum DRMCall {
         retryOnInterrupt: Bool = true,
         _ body: () -> Int32
     ) throws(DRMError) -> Int32 {
-        while true {
-            #if DEBUG
-            if let hook = failureInjection, let code = hook(operation()) {
-                throw DRMError(operation: operation(), errno: code)
-            }
-            #endif
-            Self.setErrno(0)
-            let result = body()
-            if result >= 0 { return result }
-            let current = Self.currentErrno()
-            // -1 with errno 0: a libdrm failure that is not a system call (drmHandleEvent's short read).
-            let code = result == -1 ? (current != 0 ? current : EIO) : -result
-            if code == EINTR && retryOnInterrupt { continue }
-            Self.preconditionNotABug(code, operation())
-            throw DRMError(operation: operation(), errno: code)
+        switch valueOrErrno(SystemCall(operation: operation()), convention: .minusOneSetsErrnoOrNegativeErrno,
+                            retryOnInterrupt: retryOnInterrupt, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw DRMError(operation: operation(), errno: errno)
         }
     }
 
@@ -102,19 +78,9 @@ enum DRMCall {
         _ operation: @autoclosure () -> String,
         _ body: () -> UnsafeMutablePointer<T>?
     ) throws(DRMError) -> UnsafeMutablePointer<T> {
-        while true {
-            #if DEBUG
-            if let hook = failureInjection, let code = hook(operation()) {
-                throw DRMError(operation: operation(), errno: code)
-            }
-            #endif
-            Self.setErrno(0)
-            if let result = body() { return result }
-            let current = Self.currentErrno()
-            let code = current != 0 ? current : ENOMEM
-            if code == EINTR { continue }
-            Self.preconditionNotABug(code, operation())
-            throw DRMError(operation: operation(), errno: code)
+        switch pointerOrErrno(SystemCall(operation: operation()), unknown: .noMemory, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw DRMError(operation: operation(), errno: errno)
         }
     }
 
@@ -123,17 +89,23 @@ enum DRMCall {
         _ operation: @autoclosure () -> String,
         _ body: () -> OpaquePointer?
     ) throws(DRMError) -> OpaquePointer {
-        let result = try pointer(operation()) { () -> UnsafeMutablePointer<UInt8>? in
-            body().map { UnsafeMutablePointer<UInt8>($0) }
+        switch pointerOrErrno(SystemCall(operation: operation()), unknown: .noMemory, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw DRMError(operation: operation(), errno: errno)
         }
-        return OpaquePointer(result)
     }
+}
 
-    private static func preconditionNotABug(_ code: Int32, _ operation: String) {
-        precondition(code != EBADF && code != EFAULT,
-                     "\(operation): \(DRMError.message(for: code)); this is a bug in the KMS module")
+extension SystemCall {
+    /// The call an operation text names: the C function up to the first `(` or space, and the rest
+    /// (without the parentheses) as the subject. `"open /dev/dri/card0"` → `open`, `/dev/dri/card0`.
+    init(operation: String) {
+        guard let split = operation.firstIndex(where: { $0 == "(" || $0 == " " }) else {
+            self.init(operation)
+            return
+        }
+        var rest = operation[operation.index(after: split)...]
+        if operation[split] == "(", rest.hasSuffix(")") { rest = rest.dropLast() }
+        self.init(String(operation[..<split]), String(rest))
     }
-
-    private static func currentErrno() -> Int32 { errno }
-    private static func setErrno(_ value: Int32) { errno = value }
 }

@@ -7,7 +7,7 @@ internal import Glibc
 /// An open `/dev/dri/card*` device. Owns the file descriptor and closes it in `deinit`.
 ///
 /// Immutable after `init`, so it may be shared between threads; the kernel serialises the ioctls.
-public final class KMSDevice: @unchecked Sendable {
+public final class KMSDevice: Sendable {
     /// What the driver and this client can do, read once at open.
     public struct Capabilities: Sendable, Equatable {
         /// Atomic modesetting is enabled for this client (`DRM_CLIENT_CAP_ATOMIC` was accepted).
@@ -177,7 +177,7 @@ public final class KMSDevice: @unchecked Sendable {
             let formats = UnsafeBufferPointer(start: plane.pointee.formats, count: Int(plane.pointee.count_formats))
                 .map { FourCC(rawValue: $0) }
             let properties = try ObjectProperties(fd: fd, objectID: id, type: .plane)
-            result.append(Plane(id: id, type: PlaneType(rawValue: properties.value(.type) ?? PlaneType.overlay.rawValue),
+            result.append(Plane(id: id, type: PlaneType(properties),
                                 formats: formats, possibleCRTCs: plane.pointee.possible_crtcs,
                                 crtcID: plane.pointee.crtc_id, framebufferID: plane.pointee.fb_id))
         }

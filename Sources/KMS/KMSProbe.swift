@@ -32,7 +32,7 @@ public enum KMSProbe {
                 if error.errno == EACCES || error.errno == EPERM {
                     problems.append("\(path): permission denied: add the user to the 'video' group")
                 } else {
-                    problems.append("\(path): cannot open (\(error.errnoName ?? "errno \(error.errno)"))")
+                    problems.append("\(path): cannot open (\(error.errno.symbol))")
                 }
                 continue
             }

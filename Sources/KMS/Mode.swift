@@ -170,6 +170,23 @@ extension Mode.Timing {
                   vrefresh: info.vrefresh, flags: info.flags, type: info.type, name: name)
     }
 
+    /// The size of `struct drm_mode_modeinfo`: the `MODE_ID` property blob (68 bytes).
+    static let modeInfoSize = MemoryLayout<drmModeModeInfo>.size
+
+    /// The `MODE_ID` property blob: `struct drm_mode_modeinfo` byte for byte, in native byte order
+    /// (`clock` u32; `hdisplay`…`hskew`, `vdisplay`…`vscan` u16; `vrefresh`, `flags`, `type` u32;
+    /// `name` 32 bytes, NUL-padded).
+    var modeInfoBytes: [UInt8] { withUnsafeBytes(of: modeInfo) { Array($0) } }
+
+    /// Reads a `MODE_ID` property blob (`drmModeGetPropertyBlob`); nil unless it is exactly
+    /// `modeInfoSize` bytes.
+    init?(modeInfoBytes bytes: [UInt8]) {
+        guard bytes.count == Self.modeInfoSize else { return nil }
+        var info = drmModeModeInfo()
+        withUnsafeMutableBytes(of: &info) { $0.copyBytes(from: bytes) }
+        self.init(info)
+    }
+
     /// The kernel structure for `drmModeSetCrtc` and the `MODE_ID` blob.
     var modeInfo: drmModeModeInfo {
         var info = drmModeModeInfo()

@@ -3,6 +3,7 @@ internal import CDRM
 #if canImport(Glibc)
 internal import Glibc
 #endif
+import SystemSupport
 
 /// A completed page flip: the new buffer went on screen at the start of a vblank.
 public struct PageFlip: Sendable, Equatable {
@@ -83,9 +84,9 @@ enum DRMEvents {
     /// - Throws: `DRMError` from `poll`, or `EIO` when the descriptor reports an error or hang-up.
     /// The corresponding C function is `poll`.
     static func waitReadable(fd: Int32, timeout: Double) throws(DRMError) -> Bool {
-        let deadline = monotonicNow() + max(timeout, 0)
+        let deadline = MonotonicClock.seconds() + max(timeout, 0)
         while true {
-            let remaining = max(0, deadline - monotonicNow())
+            let remaining = max(0, deadline - MonotonicClock.seconds())
             var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready: Int32
             do {
@@ -99,12 +100,5 @@ enum DRMEvents {
             if pollFD.revents & Int16(POLLIN) != 0 { return true }
             throw DRMError(operation: "poll", errno: EIO, detail: "the DRM device reported an error or hang-up")
         }
-    }
-
-    /// Now, in seconds on `CLOCK_MONOTONIC`, the clock page-flip timestamps use.
-    static func monotonicNow() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
     }
 }

@@ -35,36 +35,63 @@ enum PropertyName: String, Sendable {
     case crtcX = "CRTC_X", crtcY = "CRTC_Y", crtcW = "CRTC_W", crtcH = "CRTC_H"
 }
 
-/// All properties of one object: name → (property id, current value).
+/// One property of one object, as `drmModeGetProperty` and `drmModeObjectGetProperties` describe it.
+struct PropertyEntry: Sendable, Equatable {
+    /// The property id, the same on every object of the device.
+    var id: UInt32
+    /// The object's current value: a number, a blob id, an object id, or one of `enumNames`' keys.
+    var value: UInt64
+    /// For an enum property (`DRM_MODE_PROP_ENUM`), each value's name: `[0: "Overlay", 1: "Primary", 2: "Cursor"]`.
+    var enumNames: [UInt64: String] = [:]
+}
+
+/// All properties of one object: name → id, current value and enum names.
 ///
-/// This is the one helper that reads properties; everything else asks it by `PropertyName`.
+/// This is the one helper that reads properties; everything else asks it by `PropertyName`, and
+/// the typed per-object structs (`CRTCProperties`, `ConnectorProperties`, `PlaneProperties`,
+/// `PlaneType`) are resolved from it once.
 struct ObjectProperties {
     let objectID: UInt32
     let objectType: ObjectType
-    private(set) var entries: [String: (id: UInt32, value: UInt64)] = [:]
+    private(set) var entries: [String: PropertyEntry]
 
-    /// Reads every property of an object.
+    /// Properties as the kernel listed them, by name (device-free: built by tests, or by `init(fd:…)`).
+    init(objectID: UInt32, type: ObjectType, entries: [String: PropertyEntry]) {
+        self.objectID = objectID
+        self.objectType = type
+        self.entries = entries
+    }
+
+    /// Reads every property of an object, with the names of enum values.
     ///
     /// - Throws: `DRMError` from `drmModeObjectGetProperties` or `drmModeGetProperty`.
     /// The corresponding C functions are `drmModeObjectGetProperties` and `drmModeGetProperty`.
     init(fd: Int32, objectID: UInt32, type: ObjectType) throws(DRMError) {
-        self.objectID = objectID
-        self.objectType = type
         let list = try DRMCall.pointer("drmModeObjectGetProperties(\(type) \(objectID))") {
             drmModeObjectGetProperties(fd, objectID, type.rawValue)
         }
         defer { drmModeFreeObjectProperties(list) }
+        var entries: [String: PropertyEntry] = [:]
         for i in 0..<Int(list.pointee.count_props) {
             let propertyID = list.pointee.props[i]
             let property = try DRMCall.pointer("drmModeGetProperty(\(propertyID))") {
                 drmModeGetProperty(fd, propertyID)
             }
             defer { drmModeFreeProperty(property) }
-            let name = withUnsafeBytes(of: property.pointee.name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            var entry = PropertyEntry(id: propertyID, value: list.pointee.prop_values[i])
+            if property.pointee.flags & UInt32(DRM_MODE_PROP_ENUM) != 0, let enums = property.pointee.enums {
+                for e in UnsafeBufferPointer(start: enums, count: Int(max(property.pointee.count_enums, 0))) {
+                    entry.enumNames[e.value] = Self.string(e.name)
+                }
             }
-            entries[name] = (propertyID, list.pointee.prop_values[i])
+            entries[Self.string(property.pointee.name)] = entry
         }
+        self.init(objectID: objectID, type: type, entries: entries)
+    }
+
+    /// A NUL-padded C name field (`char name[DRM_PROP_NAME_LEN]`) as a string.
+    private static func string<T>(_ field: T) -> String {
+        withUnsafeBytes(of: field) { bytes in String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// The id of property `name`.
@@ -80,6 +107,27 @@ struct ObjectProperties {
 
     /// The current value of property `name`, or `nil` when the object has no such property.
     func value(_ name: PropertyName) -> UInt64? { entries[name.rawValue]?.value }
+
+    /// The name of the current value of enum property `name` (`"Primary"` for a plane's `type`),
+    /// or `nil` when the object has no such property or the value has no name.
+    func enumName(_ name: PropertyName) -> String? {
+        guard let entry = entries[name.rawValue] else { return nil }
+        return entry.enumNames[entry.value]
+    }
+}
+
+extension PlaneType {
+    /// The role from a plane's `type` enum property: by the value's name, `Overlay`, `Primary` or
+    /// `Cursor`, as weston resolves it, else by the value (`DRM_PLANE_TYPE_*`); overlay when the
+    /// plane has no `type` property (a kernel without universal planes lists overlays only).
+    init(_ properties: ObjectProperties) {
+        switch properties.enumName(.type) {
+        case "Overlay": self = .overlay
+        case "Primary": self = .primary
+        case "Cursor": self = .cursor
+        default: self.init(rawValue: properties.value(.type) ?? PlaneType.overlay.rawValue)
+        }
+    }
 }
 
 /// The CRTC properties an atomic modeset sets.

@@ -4,6 +4,7 @@ internal import CDRM
 #if canImport(Glibc)
 internal import Glibc
 #endif
+import SystemSupport
 
 /// One display driven full screen from CPU-drawn XRGB8888 dumb buffers.
 ///
@@ -121,7 +122,9 @@ public final class Scanout {
                            detail: "the connector reports no modes")
         }
         let crtcIDs = try device.resources().crtcs
-        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors, device: device)
+        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors) {
+            id throws(DRMError) in try device.encoder(id)
+        }
 
         let fd = device.fd
         let crtc = try DRMCall.pointer("drmModeGetCrtc(\(crtcID))") { drmModeGetCrtc(fd, crtcID) }
@@ -273,14 +276,14 @@ public final class Scanout {
     /// The corresponding C functions are `poll` and `drmHandleEvent` (with `page_flip_handler2`).
     public func waitForPageFlip(timeout: Double) throws(DRMError) -> PageFlip? {
         guard let flip = pending else { return nil }
-        let deadline = DRMEvents.monotonicNow() + max(timeout, 0)
+        let deadline = MonotonicClock.seconds() + max(timeout, 0)
         while true {
             if let completion = flip.completion {
                 front = flip.bufferIndex
                 pending = nil
                 return completion
             }
-            let remaining = deadline - DRMEvents.monotonicNow()
+            let remaining = deadline - MonotonicClock.seconds()
             guard try DRMEvents.waitReadable(fd: fd, timeout: max(remaining, 0)) else { return nil }
             try DRMEvents.handle(fd: fd)
             if flip.completion == nil && remaining <= 0 { return nil }
@@ -416,11 +419,11 @@ public final class Scanout {
     /// The corresponding C function is `drmModeCreatePropertyBlob`.
     private func createModeBlobIfNeeded() throws(DRMError) {
         guard modeBlobID == 0 else { return }
-        var info = timing.modeInfo
+        let blob = timing.modeInfoBytes
         var blobID: UInt32 = 0
         let fd = fd
         try DRMCall.check("drmModeCreatePropertyBlob(MODE_ID \(mode))") {
-            drmModeCreatePropertyBlob(fd, &info, MemoryLayout<drmModeModeInfo>.size, &blobID)
+            blob.withUnsafeBytes { drmModeCreatePropertyBlob(fd, $0.baseAddress, $0.count, &blobID) }
         }
         modeBlobID = blobID
     }
@@ -460,20 +463,24 @@ public final class Scanout {
 
     /// The CRTC already driving the connector, else the first one its encoders allow that no other
     /// connected connector is using, else the first one its encoders allow (as kmscube does).
+    ///
+    /// - Parameter encoder: an encoder's current CRTC (0 if none) and `possible_crtcs` mask
+    ///   (`KMSDevice.encoder(_:)`; a table in tests).
     static func chooseCRTC(for connector: Connector, among crtcIDs: [UInt32], others: [Connector],
-                           device: KMSDevice) throws(DRMError) -> (id: UInt32, index: Int) {
-        if connector.currentEncoderID != 0, let encoder = try? device.encoder(connector.currentEncoderID),
-           encoder.crtcID != 0, let index = crtcIDs.firstIndex(of: encoder.crtcID) {
-            return (encoder.crtcID, index)
+                           encoder: (UInt32) throws(DRMError) -> (crtcID: UInt32, possibleCRTCs: UInt32))
+        throws(DRMError) -> (id: UInt32, index: Int) {
+        if connector.currentEncoderID != 0, let current = try? encoder(connector.currentEncoderID),
+           current.crtcID != 0, let index = crtcIDs.firstIndex(of: current.crtcID) {
+            return (current.crtcID, index)
         }
         var busy: Set<UInt32> = []
         for other in others where other.id != connector.id && other.isConnected && other.currentEncoderID != 0 {
-            if let encoder = try? device.encoder(other.currentEncoderID), encoder.crtcID != 0 { busy.insert(encoder.crtcID) }
+            if let used = try? encoder(other.currentEncoderID), used.crtcID != 0 { busy.insert(used.crtcID) }
         }
         var candidates: [(id: UInt32, index: Int)] = []
         for encoderID in connector.encoderIDs {
-            let encoder = try device.encoder(encoderID)
-            for (index, id) in crtcIDs.enumerated() where index < 32 && encoder.possibleCRTCs & (1 << UInt32(index)) != 0 {
+            let allowed = try encoder(encoderID).possibleCRTCs
+            for (index, id) in crtcIDs.enumerated() where index < 32 && allowed & (1 << UInt32(index)) != 0 {
                 candidates.append((id, index))
             }
         }

@@ -1,4 +1,5 @@
 internal import CALSA
+@_exported import SystemSupport
 
 /// An error reported by alsa-lib: the function that failed and the negative errno it returned.
 ///
@@ -18,19 +19,34 @@ public struct ALSAError: Error, CustomStringConvertible, Equatable, Sendable {
         self.subject = subject
     }
 
+    /// The code as an `Errno` (`-ENOENT` → `.noSuchFile`); nil for alsa-lib's own codes
+    /// (`SND_ERROR_BEGIN` and up, such as `SND_ERROR_INCOMPATIBLE_VERSION`).
+    public var errno: Errno? {
+        code < 0 && -code < Self.alsaErrorsBegin ? Errno(-code) : nil
+    }
+
     /// `snd_pcm_open("nope"): No such file or directory (-2)`.
     ///
-    /// The message comes from `snd_strerror`; this is the only place the module converts codes to text.
+    /// The text is `Errno`'s for system codes and `snd_strerror`'s for alsa-lib's own.
     public var description: String {
         let call = subject.map { "\(operation)(\"\($0)\")" } ?? operation
-        return "\(call): \(String(cString: snd_strerror(code))) (\(code))"
+        let text = errno?.message ?? String(cString: snd_strerror(code))
+        return "\(call): \(text) (\(code))"
     }
+
+    /// `SND_ERROR_BEGIN`: alsa-lib's own error codes start here.
+    static let alsaErrorsBegin = Int32(SND_ERROR_BEGIN)
 }
 
-/// Throws `ALSAError` when an alsa-lib call returned a negative value; returns the value otherwise.
+/// This module's side of the gateway (`valueOrErrno` in SystemSupport): runs an alsa-lib call that
+/// returns a negative `errno` on failure, and throws `ALSAError` for it. `EINTR` is retried there,
+/// and in debug builds a test's `FaultPlan` sees the call as `SystemCall(operation, subject)`.
+/// - Returns: the call's non-negative result.
 @discardableResult
 @inline(__always)
-func check(_ operation: String, _ result: Int32, subject: String? = nil) throws(ALSAError) -> Int32 {
-    guard result >= 0 else { throw ALSAError(operation: operation, code: result, subject: subject) }
-    return result
+func check(_ operation: String, subject: String? = nil, _ body: () -> Int32) throws(ALSAError) -> Int32 {
+    switch valueOrErrno(SystemCall(operation, subject), convention: .negativeErrno, body) {
+    case .success(let value): return value
+    case .failure(let errno): throw ALSAError(operation: operation, code: -errno.rawValue, subject: subject)
+    }
 }

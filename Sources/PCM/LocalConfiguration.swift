@@ -19,11 +19,11 @@ final class LocalConfiguration {
     ///   `snd_config_load` (usually `-EINVAL`) when `text` does not parse.
     init(loading text: String) throws(ALSAError) {
         var global: OpaquePointer?
-        try check("snd_config_update_ref", snd_config_update_ref(&global))
+        try check("snd_config_update_ref") { snd_config_update_ref(&global) }
         defer { snd_config_unref(global) }
 
         var copy: OpaquePointer?
-        try check("snd_config_copy", snd_config_copy(&copy, global))
+        try check("snd_config_copy") { snd_config_copy(&copy, global) }
         guard let copy else { throw ALSAError(operation: "snd_config_copy", code: -ENOMEM) }
 
         let failure: ALSAError? = text.withCString { chars in

@@ -27,22 +27,17 @@ extension PCMDevice {
 
         var written = 0
         while written < total {
-            let result = writei(base + written * bytesPerFrame, frames: total - written)
-            if result > 0 {
-                written += result
-                continue
-            }
-            switch Int32(result) {
-            case 0, -EAGAIN:
+            switch writei(base + written * bytesPerFrame, frames: total - written) {
+            case .success(let frames) where frames > 0:
+                written += frames
+            case .success, .failure(.wouldBlock):
                 _ = snd_pcm_wait(handle, 100)
-            case -EINTR:
-                continue
-            case -EPIPE:
+            case .failure(.brokenPipe):
                 try recover(from: -EPIPE, kind: .underrun)
-            case -ESTRPIPE:
+            case .failure(.streamPipe):
                 try recover(from: -ESTRPIPE, kind: .suspend)
-            default:
-                throw ALSAError(operation: "snd_pcm_writei", code: Int32(result), subject: name)
+            case .failure(let errno):
+                throw ALSAError(operation: "snd_pcm_writei", code: -errno.rawValue, subject: name)
             }
         }
         return written
@@ -80,7 +75,7 @@ extension PCMDevice {
 
     /// Recovers from an underrun or suspend, then counts and reports it.
     private func recover(from code: Int32, kind: XrunKind) throws(ALSAError) {
-        try check("snd_pcm_recover", snd_pcm_recover(handle, code, 1), subject: name)
+        try check("snd_pcm_recover", subject: name) { snd_pcm_recover(handle, code, 1) }
         let handler = withShared { shared in
             shared.xrunCount += 1
             return shared.onXrun
@@ -88,21 +83,12 @@ extension PCMDevice {
         handler?(kind)
     }
 
-    /// The one place `snd_pcm_writei` is called; debug builds can inject results for tests.
-    private func writei(_ frames: UnsafeRawPointer, frames count: Int) -> Int {
-        #if DEBUG
-        if let injected = withShared({ $0.injectedWriteResults.isEmpty ? nil : $0.injectedWriteResults.removeFirst() }) {
-            return injected
+    /// The one place `snd_pcm_writei` is called, through the gateway (`EINTR` retried there; in debug
+    /// builds a test's `FaultPlan` can fail it, or make it "take" fewer frames, as `snd_pcm_writei`).
+    /// - Returns: the frames written, or the error.
+    private func writei(_ frames: UnsafeRawPointer, frames count: Int) -> Result<Int, Errno> {
+        valueOrErrno(SystemCall("snd_pcm_writei", name), convention: .negativeErrno) {
+            snd_pcm_writei(handle, frames, snd_pcm_uframes_t(count))
         }
-        #endif
-        return snd_pcm_writei(handle, frames, snd_pcm_uframes_t(count))
     }
-
-    #if DEBUG
-    /// Test seam: makes the next `snd_pcm_writei` calls return `results` (negative errno or a
-    /// frame count) instead of writing; the real alsa-lib recovery still runs on the real PCM.
-    func injectWriteResults(_ results: [Int]) {
-        withShared { $0.injectedWriteResults.append(contentsOf: results) }
-    }
-    #endif
 }

@@ -10,6 +10,7 @@ import Synchronization
 /// thread). `delay()`, `state`, `xrunCount` and `onXrun` may be used from any thread: alsa-lib
 /// serialises calls on one handle (its default thread-safe mode; the kernel does it for `hw`),
 /// and the Swift-side counters sit behind a mutex.
+// @unchecked: the Swift state is `let`s and a `Mutex`; alsa-lib serialises calls on the shared `snd_pcm_t`.
 public final class PCMDevice: @unchecked Sendable {
     /// The `snd_pcm_t`.
     let handle: OpaquePointer
@@ -20,10 +21,6 @@ public final class PCMDevice: @unchecked Sendable {
     struct Shared {
         var xrunCount = 0
         var onXrun: (@Sendable (XrunKind) -> Void)?
-        #if DEBUG
-        /// Test seam: results returned by the next `snd_pcm_writei` calls instead of calling it.
-        var injectedWriteResults: [Int] = []
-        #endif
     }
 
     /// The PCM name it was opened with, such as `"default"` or `"hw:0,0"`.
@@ -62,10 +59,11 @@ public final class PCMDevice: @unchecked Sendable {
         let localConfiguration = try configText.map { text throws(ALSAError) in try LocalConfiguration(loading: text) }
         var pcm: OpaquePointer?
         if let root = localConfiguration?.root {
-            try check("snd_pcm_open_lconf", snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0, root),
-                      subject: name)
+            try check("snd_pcm_open_lconf", subject: name) {
+                snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0, root)
+            }
         } else {
-            try check("snd_pcm_open", snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0), subject: name)
+            try check("snd_pcm_open", subject: name) { snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0) }
         }
         guard let pcm else { throw ALSAError(operation: "snd_pcm_open", code: -ENODEV, subject: name) }
 
@@ -130,7 +128,7 @@ public final class PCMDevice: @unchecked Sendable {
     /// The corresponding C function is `snd_pcm_drain`.
     public func drain() throws(ALSAError) {
         guard state != .setup else { return }
-        try check("snd_pcm_drain", snd_pcm_drain(handle), subject: name)
+        try check("snd_pcm_drain", subject: name) { snd_pcm_drain(handle) }
     }
 
     /// Stops the stream at once, discarding queued frames (state `setup`).
@@ -150,7 +148,7 @@ public final class PCMDevice: @unchecked Sendable {
     ///
     /// The corresponding C function is `snd_pcm_prepare`.
     public func prepare() throws(ALSAError) {
-        try check("snd_pcm_prepare", snd_pcm_prepare(handle), subject: name)
+        try check("snd_pcm_prepare", subject: name) { snd_pcm_prepare(handle) }
     }
 
     /// Pauses or resumes playback.

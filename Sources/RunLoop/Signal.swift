@@ -18,6 +18,8 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let user1 = Signal(rawValue: SIGUSR1)
     /// `SIGUSR2`.
     public static let user2 = Signal(rawValue: SIGUSR2)
+    /// A write to a pipe or socket with no reader.
+    public static let pipe = Signal(rawValue: SIGPIPE)
 
     /// `"SIGHUP"`, or `"signal 34"` for a number without a name here.
     public var description: String {
@@ -56,6 +58,13 @@ public enum SignalMask {
     /// delivered at once (and its default action may end the process).
     /// The corresponding C function is `pthread_sigmask(SIG_UNBLOCK)`.
     public static func unblock(_ signals: [Signal]) { change(SIG_UNBLOCK, signals) }
+
+    /// Sets `signals` to be ignored by the whole process (their disposition, not the mask): a write to
+    /// a closed pipe then fails with `EPIPE` instead of ending the process, for `.pipe`.
+    /// The corresponding C function is `signal(_, SIG_IGN)`.
+    public static func ignore(_ signals: [Signal]) {
+        for signal in signals { _ = Glibc.signal(signal.rawValue, SIG_IGN) }
+    }
 
     /// Whether `signal` is blocked on the calling thread.
     /// The corresponding C functions are `pthread_sigmask` and `sigismember`.

@@ -2,6 +2,7 @@
 // return codes become it.
 internal import CInput
 internal import Glibc
+@_exported import SystemSupport
 
 /// A failed libinput or libudev call: which call failed and the `errno` it reported.
 ///
@@ -14,39 +15,37 @@ internal import Glibc
 public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The C function that failed, for example `"libinput_path_add_device"`.
     public var operation: String
-    /// A positive `errno` value, for example `ENOENT` (2) for a device node that does not exist.
-    public var code: Int32
+    /// The error, for example `.noSuchFile` (`ENOENT`) for a device node that does not exist.
+    public var errno: Errno
     /// The device node, seat or device the operation was about, when there is one.
     public var subject: String?
 
-    public init(operation: String, code: Int32, subject: String? = nil) {
+    public init(operation: String, errno: Errno, subject: String? = nil) {
         self.operation = operation
-        self.code = code
+        self.errno = errno
         self.subject = subject
     }
 
-    /// One line: `libinput_path_add_device("/dev/input/event9"): No such file or directory (errno 2)`.
-    ///
-    /// This is the only place the module turns codes into text (`strerror`).
+    /// The same, with the positive C code (`ENOENT`).
+    public init(operation: String, code: Int32, subject: String? = nil) {
+        self.init(operation: operation, errno: Errno(code), subject: subject)
+    }
+
+    /// The positive C code, for example `ENOENT` (2).
+    public var code: Int32 { errno.rawValue }
+
+    /// One line: `libinput_path_add_device("/dev/input/event9"): No such file or directory (ENOENT)`.
     public var description: String {
         let call = subject.map { "\(operation)(\"\($0)\")" } ?? operation
-        let text = strerror(code).map { String(cString: $0) } ?? "error"
-        return "\(call): \(text) (errno \(code))"
+        return "\(call): \(errno)"
     }
 }
 
-/// The single gateway between this module and C: runs a call, turns its result into a value or an
-/// `InputError` named after the operation, and retries on `EINTR`.
-///
-/// `EBADF` and `EFAULT` can only come from a bug in this module (the descriptors and pointers are
-/// ours), so they stop the program, as swift-nio does.
+/// This module's side of the gateway (`valueOrErrno`, `pointerOrErrno` in SystemSupport): runs a
+/// call, turns its result into a value or an `InputError` named after the operation. `EINTR` is
+/// retried there, `EBADF`/`EFAULT` stop the program there, and in debug builds a test's
+/// `FaultPlan` sees each call as `SystemCall(operation, subject)`.
 enum InputCall {
-    #if DEBUG
-    /// Test hook (debug builds only): return an errno to make the named operation fail without
-    /// calling C, or `nil` to run it. Task-local, so a test's hook never reaches another test.
-    @TaskLocal static var failureInjection: (@Sendable (String) -> Int32?)?
-    #endif
-
     /// Runs a call that returns a non-negative value on success and `-errno` (or `-1` with
     /// `errno` set) on failure.
     ///
@@ -54,48 +53,26 @@ enum InputCall {
     /// - Throws: `InputError` named `operation`.
     @discardableResult
     static func check(_ operation: String, subject: String? = nil, _ body: () -> Int32) throws(InputError) -> Int32 {
-        while true {
-            try injectedFailure(operation, subject)
-            setErrno(0)
-            let result = body()
-            if result >= 0 { return result }
-            let current = currentErrno()
-            let code = result == -1 ? (current != 0 ? current : EIO) : -result
-            if code == EINTR { continue }
-            preconditionNotABug(code, operation)
-            throw InputError(operation: operation, code: code, subject: subject)
+        switch valueOrErrno(SystemCall(operation, subject), convention: .minusOneSetsErrnoOrNegativeErrno, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw InputError(operation: operation, errno: errno, subject: subject)
         }
     }
 
-    /// Runs a call that returns `NULL` on failure.
+    /// Runs a call that returns `NULL` on failure. Not retried on `EINTR`: libinput has done its
+    /// own opening and closing by then.
     ///
     /// - Parameter reason: the errno to report, when the caller knows better than `errno` (our
     ///   `open_restricted`'s failure during this call). Otherwise `errno`, else `ENODEV`.
     /// - Throws: `InputError` named `operation`.
     static func pointer(_ operation: String, subject: String? = nil, reason: () -> Int32? = { nil },
                         _ body: () -> OpaquePointer?) throws(InputError) -> OpaquePointer {
-        try injectedFailure(operation, subject)
-        setErrno(0)
-        if let result = body() { return result }
-        let current = currentErrno()
-        let code = reason() ?? (current != 0 ? current : ENODEV)
-        preconditionNotABug(code, operation)
-        throw InputError(operation: operation, code: code, subject: subject)
-    }
-
-    private static func injectedFailure(_ operation: String, _ subject: String?) throws(InputError) {
-        #if DEBUG
-        if let hook = failureInjection, let code = hook(operation) {
-            throw InputError(operation: operation, code: code, subject: subject)
+        switch pointerOrErrno(SystemCall(operation, subject), retryOnInterrupt: false, reason: { reason().map { Errno($0) } },
+                              unknown: .noSuchDevice, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw InputError(operation: operation, errno: errno, subject: subject)
         }
-        #endif
-    }
-
-    private static func preconditionNotABug(_ code: Int32, _ operation: String) {
-        precondition(code != EBADF && code != EFAULT,
-                     "\(operation): errno \(code); this is a bug in the Touch module")
     }
 
     static func currentErrno() -> Int32 { errno }
-    static func setErrno(_ value: Int32) { errno = value }
 }

@@ -4,6 +4,7 @@ import RunLoop
 import Inotify
 import Vitrine
 import CatalogStore
+import FileIO
 import VitrineCore
 
 func commandImport(_ argv: [String]) throws -> Exit {
@@ -84,18 +85,16 @@ func checkLibrary(_ library: CatalogLibrary, deep: Bool) -> Exit {
 func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool) throws -> Exit {
     let folder = ImportService.requestFolder(library: library.path)
     let absolute = source.hasPrefix("/") ? source : FileManager.default.currentDirectoryPath + "/" + source
-    let id = "\(getpid())-\(UUID().uuidString.prefix(8))"
+    let id = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
     let request = folder + "/" + id + ".json", answer = folder + "/" + id + ".result"
     let watch: DirectoryWatcher
     do {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileSystem.makeDirectories(folder)
         // Watched before the request is written, so the answer's arrival cannot be missed.
         watch = try DirectoryWatcher(path: folder)
-        let tmp = folder + "/." + id + ".tmp"
-        try Data("{\"path\":\(EventLog.quote(absolute))}\n".utf8).write(to: URL(fileURLWithPath: tmp))
-        guard rename(tmp, request) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try FileSystem.writeAtomically(Array("{\"path\":\(EventLog.quote(absolute))}\n".utf8), to: request)
     } catch {
-        FileHandle.standardError.write(Data("vitrine import: cannot hand \(source) to the running player (\(folder)): \(error.localizedDescription)\n".utf8))
+        FileHandle.standardError.write(Data("vitrine import: cannot hand \(source) to the running player (\(folder)): \(error)\n".utf8))
         return .failure
     }
     if !quiet { FileHandle.standardError.write(Data("vitrine import: the player is running; it imports \(absolute) (progress on its screen)\n".utf8)) }
@@ -141,11 +140,12 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
 /// user's identity first, so the generations it writes stay the player's to replace and delete.
 /// Returns why it could not, or nil (also when there is nothing to do).
 func becomeLibraryOwner(_ library: String) -> String? {
-    guard getuid() == 0 else { return nil }
-    var st = stat()
-    guard stat(library, &st) == 0, st.st_uid != 0 else { return nil }
-    guard setgroups(0, nil) == 0, setgid(st.st_gid) == 0, setuid(st.st_uid) == 0 else {
-        return "cannot take the library owner's identity (uid \(st.st_uid)): \(String(cString: strerror(errno)))"
+    guard ProcessIdentity.userID == 0,
+          let status = try? FileSystem.status(of: library), status.owner != 0 else { return nil }
+    do {
+        try ProcessIdentity.become(user: status.owner, group: status.group)
+    } catch {
+        return "cannot take the library owner's identity (uid \(status.owner)): \(error)"
     }
     return nil
 }

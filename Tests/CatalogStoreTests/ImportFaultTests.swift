@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import CatalogStore
 import Crypto
 import FileIO
+import SystemSupport
 import VitrineCore
 
 /// Faults during an import: each ends with a clear message, exit code 1 (or 65 for the stick's own
@@ -29,9 +31,11 @@ struct ImportFaultTests {
     func stickPulled(workers: Int) throws {
         let (library, playing, stick) = try setUp()
         let vanished = stick.vitrine + "/media/clip2.mp4"
-        let faults = ImportFaults(beforeFile: { index, _ in
-            if index == 2 { try? FileManager.default.removeItem(atPath: vanished) }
-        })
+        // Pulled just before the copy opens it.
+        let faults = FaultPlan { call in
+            if call.is("open", "vitrine/media/clip2.mp4") { try? FileManager.default.removeItem(atPath: vanished) }
+            return nil
+        }
         let result = library.run(stick, faults: faults, workers: workers)
         #expect(!FileManager.default.fileExists(atPath: vanished), "the file was pulled before the import reached it")
         #expect(result.outcome == .failed && result.problems.map(\.kind) == [.stickRemoved])
@@ -44,9 +48,9 @@ struct ImportFaultTests {
     func readError(workers: Int) throws {
         let (library, playing, stick) = try setUp()
         let reads = Counter()
-        let faults = ImportFaults(fail: { op, file in
-            op == .read && file == "media/clip1.mp4" && reads.bump(file) == 2 ? .ioError : nil
-        })
+        let faults = FaultPlan { call in
+            call.is("read", "media/clip1.mp4") && reads.bump("media/clip1.mp4") == 2 ? .fail(.ioError) : nil
+        }
         let result = library.run(stick, faults: faults, workers: workers)
         expectFailed(result, .readError,
                      "playlist[1].src: media/clip1.mp4: read error on the stick (was it pulled out?): Input/output error (EIO)")
@@ -62,7 +66,7 @@ struct ImportFaultTests {
         let writes = Counter()
         // The 5th chunk written overall fails: the 2nd chunk of the 2nd file (one worker: files in
         // size order, all equal → manifest order).
-        let faults = ImportFaults(fail: { op, _ in op == .write && writes.bump("all") == 5 ? .noSpace : nil })
+        let faults = FaultPlan { call in call.function == "write" && writes.bump("all") == 5 ? .fail(.noSpace) : nil }
         let result = library.run(stick, faults: faults, workers: 1)
         expectFailed(result, .noSpace, "playlist[1].src: media/clip1.mp4: write failed: No space left on device (ENOSPC)")
         #expect(writes.value("all") == 5)  // nothing after the failing write: no retry, no further file
@@ -76,10 +80,10 @@ struct ImportFaultTests {
     func syncError(workers: Int) throws {
         let (library, playing, stick) = try setUp()
         let syncs = Counter()
-        let faults = ImportFaults(fail: { op, file in
-            guard op == .sync else { return nil }
-            return syncs.bump(file) == 1 && file == "media/clip3.mp4" ? .ioError : nil
-        })
+        let faults = FaultPlan { call in
+            guard call.is("fsync", "media/clip3.mp4") else { return nil }
+            return syncs.bump("media/clip3.mp4") == 1 ? .fail(.ioError) : nil
+        }
         let result = library.run(stick, faults: faults, workers: workers)
         expectFailed(result, .writeError, "playlist[3].src: media/clip3.mp4: fsync failed: Input/output error (EIO)")
         #expect(syncs.value("media/clip3.mp4") == 1)
@@ -89,10 +93,10 @@ struct ImportFaultTests {
     @Test("catalog.json cannot be written (ENOSPC) or its folder not synced")
     func catalogWrite() throws {
         let (library, playing, stick) = try setUp()
-        let full = library.run(stick, faults: ImportFaults(fail: { op, file in op == .write && file == "catalog.json" ? .noSpace : nil }))
+        let full = library.run(stick, faults: FaultPlan { $0.is("write", "catalog.json") ? .fail(.noSpace) : nil })
         expectFailed(full, .noSpace, "catalog.json: write failed: No space left on device (ENOSPC)")
         expectUntouched(library, playing: playing)
-        let folder = library.run(stick, faults: ImportFaults(fail: { op, file in op == .sync && file == "media" ? .ioError : nil }))
+        let folder = library.run(stick, faults: FaultPlan { $0.is("fsync", "media") ? .fail(.ioError) : nil })
         expectFailed(folder, .writeError, "catalog.json: fsync failed: Input/output error (EIO)")
         #expect([full, folder].map(\.outcome) == [.failed, .failed])
         #expect([full, folder].map(\.exitCode) == [1, 1])
@@ -102,11 +106,15 @@ struct ImportFaultTests {
     @Test("the rename of staging into gen.N, or of the new current link, fails: current stays")
     func switchFails() throws {
         let (library, playing, stick) = try setUp()
-        let rename = library.run(stick, faults: ImportFaults(fail: { op, file in op == .rename && file.hasPrefix("gen.") ? .ioError : nil }))
+        let rename = library.run(stick, faults: FaultPlan { call in
+            call.function == "rename" && call.target?.split(separator: "/").last?.hasPrefix("gen.") == true ? .fail(.ioError) : nil
+        })
         #expect(rename.outcome == .failed && rename.problems.map(\.kind) == [.writeError])
         #expect(rename.problems[0].description.hasSuffix("Input/output error (EIO)"))
         expectUntouched(library, playing: playing)
-        let link = library.run(stick, faults: ImportFaults(fail: { op, file in op == .rename && file == "current" ? .noSpace : nil }))
+        let link = library.run(stick, faults: FaultPlan { call in
+            call.function == "rename" && call.target == library.path + "/current" ? .fail(.noSpace) : nil
+        })
         expectFailed(link, .noSpace, "current: rename \(library.path)/.current.tmp: No space left on device (ENOSPC)")
         expectUntouched(library, playing: playing)
         // Nothing is left behind for the next import, which succeeds.
@@ -116,7 +124,7 @@ struct ImportFaultTests {
     @Test("state.json not written after the switch: switched with a note; the version is still known and repaired")
     func stateWriteFails() throws {
         let (library, _, stick) = try setUp()
-        let result = library.run(stick, faults: ImportFaults(fail: { op, file in op == .write && file == "state.json" ? .noSpace : nil }))
+        let result = library.run(stick, faults: FaultPlan { $0.is("write", ".state.json.tmp") ? .fail(.noSpace) : nil })
         #expect(result.outcome == .switched)
         #expect(result.notes.first?.hasPrefix("state.json not written (write ") == true)
         #expect(LibraryState.read(library.path + "/state.json")?.version == 1)
@@ -129,7 +137,7 @@ struct ImportFaultTests {
     @Test("not enough free space: refused before copying, with the sizes")
     func noSpace() throws {
         let (library, playing, stick) = try setUp()
-        let result = library.run(stick, faults: ImportFaults(availableSpace: 70 << 20))
+        let result = library.run(stick, faults: FaultPlan(availableSpace: 70 << 20))
         expectFailed(result, .noSpace, "not enough free space in \(library.path): 11.4 MiB to copy plus a 64.0 MiB margin, 70.0 MiB free")
         #expect(result.bytes == 0)
         expectUntouched(library, playing: playing)
@@ -169,11 +177,10 @@ struct ImportFaultTests {
     }
 }
 
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [ImportResult] = []
-    func add(_ r: ImportResult) { lock.lock(); results.append(r); lock.unlock() }
-    var all: [ImportResult] { lock.lock(); defer { lock.unlock() }; return results }
+final class ResultBox: Sendable {
+    private let results = Mutex<[ImportResult]>([])
+    func add(_ r: ImportResult) { results.withLock { $0.append(r) } }
+    var all: [ImportResult] { results.withLock { $0 } }
 }
 
 @Suite("Import: the library lock")

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import CatalogStore
 import Crypto
 import FileIO
+import SystemSupport
 import VitrineCore
 
 /// Scratch folders for one test process.
@@ -118,10 +120,20 @@ extension CatalogLibrary {
         return out.sorted()
     }
 
-    /// Imports with faults (internal API).
-    func run(_ stick: TestStick, settings: ImportSettings = .init(), faults: ImportFaults = .none, workers: Int? = nil,
+    /// Imports with `faults` injected into the C calls it makes, on every copy thread (internal API).
+    func run(_ stick: TestStick, settings: ImportSettings = .init(), faults: FaultPlan = FaultPlan(), workers: Int? = nil,
              progress: ((ImportProgress) -> Void)? = nil) -> ImportResult {
-        importStick(at: stick.mount, settings: settings, faults: faults, workers: workers, progress: progress)
+        FaultInjection.withPlan(faults) {
+            importStick(at: stick.mount, settings: settings, workers: workers, progress: progress)
+        }
+    }
+}
+
+extension SystemCall {
+    /// Whether this is a call of `function` on a path ending in `/suffix`: `"media/clip1.mp4"` (on the
+    /// stick for `read`, in staging for `write` and `fsync`), `"media"` (a folder), `"catalog.json"`.
+    func `is`(_ function: String, _ suffix: String) -> Bool {
+        self.function == function && subject?.hasSuffix("/" + suffix) == true
     }
 }
 
@@ -146,11 +158,10 @@ func expectUntouched(_ library: CatalogLibrary, playing: LibraryCatalog, sourceL
 }
 
 /// Thread-safe counters for fault hooks.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: Int] = [:]
-    func bump(_ key: String) -> Int { lock.lock(); defer { lock.unlock() }; values[key, default: 0] += 1; return values[key]! }
-    func value(_ key: String) -> Int { lock.lock(); defer { lock.unlock() }; return values[key, default: 0] }
+final class Counter: Sendable {
+    private let values = Mutex<[String: Int]>([:])
+    func bump(_ key: String) -> Int { values.withLock { $0[key, default: 0] += 1; return $0[key]! } }
+    func value(_ key: String) -> Int { values.withLock { $0[key, default: 0] } }
 }
 
 /// The `vitrine` executable next to the test bundle (built by `swift build`).

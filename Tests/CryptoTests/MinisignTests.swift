@@ -31,6 +31,22 @@ struct MinisignFixture {
     func remove() { try? FileManager.default.removeItem(atPath: folder) }
 }
 
+/// A key pair made once by `minisign -G -W` (no password; for tests only) whose key ID has a
+/// leading zero nibble, 0x0E969CC1E0B42673: minisign prints it with 15 digits
+/// (`printf("%" PRIX64, le64_load(keynum))`), as the comment line it wrote shows.
+enum LeadingZeroKey {
+    static let publicKey = """
+        untrusted comment: minisign public key E969CC1E0B42673
+        RWRzJrTgwZyWDmwvmajXSA00fMVh6cXs9cvUvoCCQAeJDbhb3OW7hiup
+
+        """
+    static let secretKey = """
+        untrusted comment: minisign encrypted secret key
+        RWQAAEIyAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAcya04MGclg7eM+zuf2j4Mb8QtueWYQXMxRomzysV5aptXOZdDnqjhGwvmajXSA00fMVh6cXs9cvUvoCCQAeJDbhb3OW7hiupAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+
+        """
+}
+
 @Suite("minisign signatures", .enabled(if: FileManager.default.isExecutableFile(atPath: minisign),
                                        "minisign not installed: run tools/setup"))
 struct MinisignTests {
@@ -44,6 +60,33 @@ struct MinisignTests {
         let key = try MinisignPublicKey(wholeFile ? fixture.publicKeyText : String(lines[1]))
         #expect(lines[0] == "untrusted comment: minisign public key \(key.keyID)")
         #expect(key.keyBytes.count == 32)
+    }
+
+    @Test("a key ID with a leading zero nibble is printed as minisign prints it: E969CC1E0B42673, 15 digits")
+    func leadingZeroKeyID() throws {
+        let key = try MinisignPublicKey(LeadingZeroKey.publicKey)
+        #expect(key.keyIDBytes == [0x73, 0x26, 0xB4, 0xE0, 0xC1, 0x9C, 0x96, 0x0E])
+        #expect(key.keyID == "E969CC1E0B42673")
+        #expect(LeadingZeroKey.publicKey.hasPrefix("untrusted comment: minisign public key \(key.keyID)\n"))
+        // The CLI now: sign with the key, then verify against another key, and minisign names the
+        // signature's key ID in its own words.
+        let other = try MinisignFixture()
+        defer { other.remove() }
+        let secret = other.folder + "/zero.key", file = other.folder + "/message"
+        try Data(LeadingZeroKey.secretKey.utf8).write(to: URL(fileURLWithPath: secret))
+        try Data(message).write(to: URL(fileURLWithPath: file))
+        _ = try run(minisign, ["-S", "-s", secret, "-m", file, "-t", "version 7"])
+        let signature = try MinisignSignature([UInt8](try Data(contentsOf: URL(fileURLWithPath: file + ".minisig"))))
+        #expect(signature.keyID == "E969CC1E0B42673")
+        try signature.verify(message, with: key)
+        let otherKey = String(other.publicKeyText.split(separator: "\n")[1])
+        let mismatch = #expect(throws: ProcessFailure.self) {
+            try run(minisign, ["-V", "-P", otherKey, "-m", file, "-x", file + ".minisig"])
+        }
+        #expect(mismatch?.description.contains("Signature key id in \(file).minisig is \(signature.keyID)\n") == true)
+        #expect(throws: MinisignError.untrustedKey(keyID: "E969CC1E0B42673", trusted: [try MinisignPublicKey(other.publicKeyText).keyID])) {
+            try signature.verify(message, trustedKeys: [try MinisignPublicKey(other.publicKeyText)])
+        }
     }
 
     @Test("prehashed (ED, the default) and legacy (Ed) signatures by minisign verify", arguments: [false, true])

@@ -19,8 +19,9 @@ struct XrunRecoveryTests {
     #if DEBUG
     // alsa-lib's `null` and `file` PCMs have no clock, so they never underrun by themselves
     // (`null` reports the whole buffer free at all times). These tests make `snd_pcm_writei`
-    // report the error once through the module's debug-only seam; the recovery that follows is
-    // real: `snd_pcm_recover` on the real PCM, and the frames must still all reach the file.
+    // report the error once through the bindings' debug-only fault seam (`FaultInjection`); the
+    // recovery that follows is real: `snd_pcm_recover` on the real PCM, and the frames must still
+    // all reach the file.
 
     @Test("-EPIPE and -ESTRPIPE are recovered, counted, reported, and writing continues")
     func recoversAndKeepsWriting() throws {
@@ -33,8 +34,9 @@ struct XrunRecoveryTests {
                 configText: capture.configText)
             device.onXrun = { log.record($0) }
             #expect(try write(Array(tone[0..<2 * 12_000]), to: device) == 12_000)
-            device.injectWriteResults([-Int(EPIPE), -Int(EAGAIN), -Int(EINTR), -Int(ESTRPIPE)])
-            #expect(try write(Array(tone[2 * 12_000..<tone.count]), to: device) == 12_000)
+            let faults = FaultPlan.sequence("snd_pcm_writei", [.fail(.brokenPipe), .fail(.wouldBlock),
+                                                               .fail(.interrupted), .fail(.streamPipe)])
+            #expect(try FaultInjection.withPlan(faults) { try write(Array(tone[2 * 12_000..<tone.count]), to: device) } == 12_000)
             #expect(device.xrunCount == 2)
         }
         #expect(log.recorded == [.underrun, .suspend])
@@ -52,8 +54,8 @@ struct XrunRecoveryTests {
                 name: "vitrine_file", requested: PCMConfiguration(rate: 48_000, channels: 1, format: .s16le),
                 configText: capture.configText)
             // Pretend alsa-lib took 300 frames without writing them: the next call must start at frame 300.
-            device.injectWriteResults([300])
-            #expect(try device.write(tone) == 1_000)
+            let faults = FaultPlan.sequence("snd_pcm_writei", [.result(300)])
+            #expect(try FaultInjection.withPlan(faults) { try device.write(tone) } == 1_000)
         }
         let wav = try capture.readWAV()
         #expect(wav.frames == 700)
@@ -66,8 +68,10 @@ struct XrunRecoveryTests {
         let device = try PCMDevice(
             name: "vitrinetest", requested: PCMConfiguration(rate: 48_000, channels: 2, format: .s16le),
             configText: capture.configText)
-        device.injectWriteResults([-Int(ENODEV)])
-        let error = #expect(throws: ALSAError.self) { try device.write([Int16](repeating: 0, count: 2 * 480)) }
+        let faults = FaultPlan.sequence("snd_pcm_writei", [.fail(.noSuchDevice)])
+        let error = #expect(throws: ALSAError.self) {
+            try FaultInjection.withPlan(faults) { try device.write([Int16](repeating: 0, count: 2 * 480)) }
+        }
         #expect(error?.operation == "snd_pcm_writei")
         #expect(error?.code == -ENODEV)
         #expect(device.xrunCount == 0)

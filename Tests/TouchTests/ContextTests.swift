@@ -48,7 +48,7 @@ struct ContextTests {
         #expect(error?.code == ENOENT)
         #expect(error?.subject == "/dev/input/event-vitrine-missing")
         #expect(error?.description
-            == "libinput_path_add_device(\"/dev/input/event-vitrine-missing\"): No such file or directory (errno 2)")
+            == "libinput_path_add_device(\"/dev/input/event-vitrine-missing\"): No such file or directory (ENOENT)")
         // libinput's own complaint reached the log handler instead of stderr.
         #expect(messages.contains { $0.contains("/dev/input/event-vitrine-missing") })
     }
@@ -93,14 +93,14 @@ struct ContextTests {
     }
 }
 
-/// The C-call gateway, failed on purpose (debug builds only).
+/// The C-call gateway, failed on purpose through the bindings' fault seam (debug builds only).
 @Suite("Injected failures")
 struct FailureInjectionTests {
     @Test("a failing libinput_dispatch throws InputError named after it")
     func dispatchFails() throws {
         let context = try InputContext.path([])
         let error = #expect(throws: InputError.self) {
-            try InputCall.$failureInjection.withValue({ $0 == "libinput_dispatch" ? EIO : nil }) {
+            try FaultInjection.withPlan(FaultPlan { $0.function == "libinput_dispatch" ? .fail(.ioError) : nil }) {
                 try context.dispatch()
             }
         }
@@ -110,7 +110,7 @@ struct FailureInjectionTests {
     @Test("a failing seat assignment throws, and the half-made context is released")
     func assignSeatFails() {
         let error = #expect(throws: InputError.self) {
-            try InputCall.$failureInjection.withValue({ $0 == "libinput_udev_assign_seat" ? ENOMEM : nil }) {
+            try FaultInjection.withPlan(FaultPlan { $0.function == "libinput_udev_assign_seat" ? .fail(.noMemory) : nil }) {
                 try InputContext.udev(seat: "seat0")
             }
         }
@@ -120,7 +120,7 @@ struct FailureInjectionTests {
     @Test("failing udev_new throws before libinput is touched")
     func udevNewFails() {
         let error = #expect(throws: InputError.self) {
-            try InputCall.$failureInjection.withValue({ $0 == "udev_new" ? ENOMEM : nil }) {
+            try FaultInjection.withPlan(FaultPlan { $0.function == "udev_new" ? .fail(.noMemory) : nil }) {
                 try InputContext.udev()
             }
         }

@@ -1,4 +1,6 @@
 import Foundation
+import SystemSupport
+import FileIO
 import Synchronization
 import VitrineCore
 
@@ -54,7 +56,7 @@ public final class EventLog: Sendable {
         file.withLock { f in
             if f.size > 0, f.size + data.count > maxBytes {
                 try? f.handle.close()
-                _ = rename(path, path + ".1")
+                try? FileSystem.rename(path, to: path + ".1")
                 if let (h, n) = try? Self.open(path) { f = (h, n) } else { return }
             }
             if (try? f.handle.write(contentsOf: data)) != nil { f.size += data.count }

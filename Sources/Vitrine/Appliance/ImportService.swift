@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import CatalogStore
 import FileIO
 import Inotify
@@ -377,13 +378,10 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         }
     }
 
-    /// Writes `<request without .json>.result` atomically, then removes the request.
+    /// Writes `<request without .json>.result` atomically (`FileSystem.writeAtomically`), then removes the request.
     static func answer(_ requestFile: String, _ answer: ImportAnswer) {
         let base = String(requestFile.dropLast(".json".count))
-        let tmp = base + ".result.tmp"
-        if FileManager.default.createFile(atPath: tmp, contents: Data(answer.json.utf8)) {
-            _ = rename(tmp, base + ".result")
-        }
-        _ = unlink(requestFile)
+        try? FileSystem.writeAtomically(Array(answer.json.utf8), to: base + ".result")
+        try? FileSystem.unlink(requestFile)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Synchronization
 import Media
 import VitrineCore
@@ -41,7 +42,7 @@ public final class Player {
     public static func installSignalHandlers() {
         stopSignal.store(false, ordering: .relaxed)
         SignalMask.block(stopSignals)
-        signal(SIGPIPE, SIG_IGN)
+        SignalMask.ignore([.pipe])
     }
 
     /// The signals that stop a run.

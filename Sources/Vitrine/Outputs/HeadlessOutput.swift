@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Media
 
 /// The headless output: presents into memory at a virtual vblank of `refreshRate` Hz.

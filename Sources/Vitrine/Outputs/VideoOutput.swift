@@ -57,12 +57,6 @@ protocol VideoOutput: AnyObject {
     func close()
 }
 
-/// Monotonic clock in seconds (`CLOCK_MONOTONIC`).
-func monotonicNow() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 extension Double {
     var formatted2: String { String(format: "%.2f", self) }

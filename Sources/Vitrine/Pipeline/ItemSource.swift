@@ -1,4 +1,5 @@
 import Foundation
+import FileIO
 import Synchronization
 import Media
 import VitrineCore
@@ -122,13 +123,13 @@ final class ItemSource: Sendable {
         let wantVideo = item.type != .audio
         let wantAudio = item.type != .image
         // Only regular files: a FIFO or a device node would block the open forever.
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            fail("cannot open: \(String(cString: strerror(errno)))")
-            return
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            fail("not a regular file")
+        do {
+            guard try FileSystem.status(of: path).kind == .regular else {
+                fail("not a regular file")
+                return
+            }
+        } catch {
+            fail("cannot open: \(error.errno.message)")
             return
         }
         let file: MediaFile

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Media
 import RunLoop
 import VitrineCore
