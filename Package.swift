@@ -50,6 +50,12 @@ let package = Package(
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
+        // libFuzzer targets (tools/fuzz builds them with -sanitize=fuzzer,address -D FUZZING; a plain
+        // build makes replay tools that run saved inputs once). See docs/fuzzing.md.
+        .systemLibrary(name: "CFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer"]),
+        .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
+        .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
