@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media"], exclude: ["Fixtures"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),

@@ -290,7 +290,9 @@ final class StreamDecoder {
             try avCheck("avcodec_parameters_to_context", avcodec_parameters_to_context(ctx, par))
             ctx.pointee.pkt_timebase = st.pointee.time_base
             ctx.pointee.thread_count = Int32(threads)
-            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+            // FFmpeg 5.1's WebP decoder breaks under frame threads: a corrupt VP8 chunk ends in
+            // `av_assert0(frame->buf[0])` (decode.c), which aborts the process. A still needs none.
+            ctx.pointee.thread_type = par.pointee.codec_id == AV_CODEC_ID_WEBP ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
             let opened = avcodec_open2(ctx, codec, nil)
             // Theora's decoder (vp3.c) returns a bare -1 for corrupt headers: av_strerror would say
             // "Operation not permitted".
