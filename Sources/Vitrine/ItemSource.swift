@@ -164,12 +164,14 @@ final class ItemSource: @unchecked Sendable {
         var videoFrames = 0
         var videoEnd = 0.0
         var lastError: String?
+        var warnedUndecodable = false   // once the file gives a frame
         decoding: while true {
             if video.closed { return }
             let next: DecodedFrame?
             do { next = try file.read() } catch { lastError = "\(error)"; break }
             guard let next else { break }
-            if !undecodable.isEmpty && videoFrames + audioFrames == 0 {
+            if !warnedUndecodable {
+                warnedUndecodable = true
                 for s in undecodable { log.warning("\(item.id): playing without its \(s)", ["file": path]) }
             }
             switch next {
