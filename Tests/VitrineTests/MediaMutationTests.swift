@@ -129,8 +129,9 @@ struct MediaMutationTests {
         p.arguments = ["run", "--catalog", dir, "--output", "headless", "--audio-device", "none",
                        "--duration", String(format: "%.2f", pass + goodSeconds / 2), "--events", dir + "/events.jsonl",
                        "--snapshot-at", "0.1", "--snapshot-dir", dir]
-        FileManager.default.createFile(atPath: dir + "/stdout.txt", contents: nil)
-        FileManager.default.createFile(atPath: dir + "/stderr.txt", contents: nil)
+        for name in ["stdout.txt", "stderr.txt"] {
+            guard FileManager.default.createFile(atPath: dir + "/" + name, contents: nil) else { throw HarnessError(description: "cannot create \(dir)/\(name)") }
+        }
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/stdout.txt"))
         p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/stderr.txt"))
         let launched = Date()
@@ -213,8 +214,10 @@ struct MediaMutationTests {
             let outcome = try outcomes.withLock { $0[b]! }.get()
             let found = Self.problems(outcome, batch)
             let started = Set(outcome.started)
-            played += batch.filter { started.contains("m\($0.index)") }.count
-            skipped += batch.filter { outcome.log.contains("skipping m\($0.index) (media/\($0.fileName)): ") }.count
+            // A bad item can be "now playing" for an instant before its decoder fails: skipped wins.
+            let skippedHere = batch.filter { outcome.log.contains("skipping m\($0.index) (media/\($0.fileName)): ") }
+            skipped += skippedHere.count
+            played += batch.filter { m in started.contains("m\(m.index)") && !skippedHere.contains { $0.index == m.index } }.count
             if found.isEmpty {
                 try? FileManager.default.removeItem(atPath: dir)
                 continue
