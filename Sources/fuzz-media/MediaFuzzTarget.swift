@@ -13,11 +13,10 @@ import VitrineCore
 /// few more frames follow. The input's length picks which streams are opened, as the item types do:
 /// length % 4 == 2 opens video only (an `image` item), 3 audio only (an `audio` item), else both.
 enum MediaFuzzTarget {
-    static let folder: String = {
+    /// The input's file, removed as soon as the demuxer has it open (only a crash leaves it behind).
+    static let path: String = {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        let dir = base + "/vitrine-fuzz-media-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
+        return base + "/vitrine-fuzz-media-\(getpid())"
     }()
 
     /// One scaler and canvas for the whole run, as the compositor keeps them across items.
@@ -27,7 +26,6 @@ enum MediaFuzzTarget {
     static let threads = Int(ProcessInfo.processInfo.environment["VITRINE_FUZZ_THREADS"] ?? "") ?? 0
 
     static func run(_ bytes: [UInt8]) {
-        let path = folder + "/input"
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
             fatalError("cannot write the fuzz input to \(path)")
         }
