@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_RELEASE := .build/release/vitrine
 DEMO_DIR := demo-out
 
-.PHONY: all setup build release demo test bench vm-test clean
+.PHONY: all setup build release demo test bench fuzz vm-test clean
 
 all: build
 
@@ -34,6 +34,11 @@ test: build
 
 bench: release
 	@tools/bench
+
+# libFuzzer with AddressSanitizer on the demux/decode path and the manifest reader, FUZZ_SECONDS
+# (default 120) each; the corpus is kept in .build/fuzz/corpus. See docs/fuzzing.md.
+fuzz: setup
+	@tools/fuzz
 
 vm-test: setup
 	@tools/vm-test

@@ -63,12 +63,18 @@ let package = Package(
         // An event loop with one timer or one signal handler: its idle CPU is measured with
         // /usr/bin/time, and RunLoopTests send it a process-directed SIGHUP.
         .executableTarget(name: "runloop-probe", dependencies: ["RunLoop"]),
+        // libFuzzer targets (tools/fuzz builds them with -sanitize=fuzzer,address -D FUZZING; a plain
+        // build makes replay tools that run saved inputs once). See docs/fuzzing.md.
+        .systemLibrary(name: "CFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer"]),
+        .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
+        .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
         .testTarget(name: "KMSTests", dependencies: ["KMS"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media"], exclude: ["Fixtures"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),

@@ -65,6 +65,8 @@ public final class MediaFile: @unchecked Sendable {
     public private(set) var corruptPackets = 0
     /// The error that ended demuxing early (for example a truncated file), if any.
     public private(set) var readError: AVError?
+    /// The chosen video or audio stream whose decoder could not be opened, with why; the file plays without it.
+    public private(set) var undecodableStreams: [UndecodableStream] = []
 
     /// Opens `path` and the decoders for its best video and audio streams.
     /// - Parameters:
@@ -102,21 +104,26 @@ public final class MediaFile: @unchecked Sendable {
 
         var v: StreamDecoder? = nil
         var a: StreamDecoder? = nil
-        var firstError: AVError? = nil
+        var undecodable: [UndecodableStream] = []
         if wantVideo {
             let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
             if idx >= 0 {
-                do { v = try StreamDecoder(format: fmt, index: idx, threads: threads) } catch { firstError = error }
+                do { v = try StreamDecoder(format: fmt, index: idx, threads: threads) } catch {
+                    undecodable.append(UndecodableStream(.video, format: fmt, index: idx, error: error))
+                }
             }
         }
         if wantAudio {
             let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, v.map { Int32($0.index) } ?? -1, nil, 0)
             if idx >= 0 {
-                do { a = try StreamDecoder(format: fmt, index: idx, threads: 1) } catch { firstError = firstError ?? error }
+                do { a = try StreamDecoder(format: fmt, index: idx, threads: 1) } catch {
+                    undecodable.append(UndecodableStream(.audio, format: fmt, index: idx, error: error))
+                }
             }
         }
         videoDecoder = v
         audioDecoder = a
+        undecodableStreams = undecodable
         if let v {
             let st = fmt.pointee.streams[v.index]!
             let cp = st.pointee.codecpar!
@@ -143,7 +150,7 @@ public final class MediaFile: @unchecked Sendable {
         isStillImage = video != nil && audio == nil
             && (name.hasPrefix("image2") || name.hasSuffix("_pipe") || name == "png" || name == "mjpeg")
         if v == nil && a == nil {
-            throw firstError ?? AVError(operation: "av_find_best_stream", message: "no audio or video stream")
+            throw undecodable.first?.error ?? AVError(operation: "av_find_best_stream", message: "no audio or video stream")
         }
     }
 
@@ -279,19 +286,28 @@ final class StreamDecoder {
         guard let ctx = avcodec_alloc_context3(codec) else {
             throw AVError(operation: "avcodec_alloc_context3", code: vt_averror(ENOMEM))
         }
-        context = ctx
-        timeBase = Double(st.pointee.time_base.num) / Double(max(1, st.pointee.time_base.den))
-        do {
+        do throws(AVError) {
             try avCheck("avcodec_parameters_to_context", avcodec_parameters_to_context(ctx, par))
             ctx.pointee.pkt_timebase = st.pointee.time_base
             ctx.pointee.thread_count = Int32(threads)
-            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-            try avCheck("avcodec_open2", avcodec_open2(ctx, codec, nil))
+            // FFmpeg 5.1's WebP decoder breaks under frame threads: a corrupt VP8 chunk ends in
+            // `av_assert0(frame->buf[0])` (decode.c), which aborts the process. A still needs none.
+            ctx.pointee.thread_type = par.pointee.codec_id == AV_CODEC_ID_WEBP ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+            let opened = avcodec_open2(ctx, codec, nil)
+            // Theora's decoder (vp3.c) returns a bare -1 for corrupt headers: av_strerror would say
+            // "Operation not permitted".
+            if opened == -1 { throw AVError(operation: "avcodec_open2", message: "corrupt codec headers") }
+            try avCheck("avcodec_open2", opened)
         } catch {
             var c: UnsafeMutablePointer<AVCodecContext>? = ctx
             avcodec_free_context(&c)
             throw error
         }
+        // Stored only once opened: an initializer that throws after every stored property is set
+        // still runs `deinit`, which would free the context a second time (a corrupt Vorbis setup
+        // header or Theora extradata made `avcodec_open2` fail, then `avcodec_close` crashed).
+        context = ctx
+        timeBase = Double(st.pointee.time_base.num) / Double(max(1, st.pointee.time_base.den))
     }
 
     deinit {
