@@ -51,14 +51,19 @@ let package = Package(
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
 
-        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        // For the tests only: one subprocess runner (stdout and stderr drained at once), and where the
+        // vitrine binary and the real media corpus are.
+        .target(name: "VitrineTestSupport", path: "Tests/VitrineTestSupport"),
+
+        .testTarget(name: "VitrineTestSupportTests", dependencies: ["VitrineTestSupport"]),
+        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "VitrineTestSupport"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "VitrineTestSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "VitrineTestSupport"]),
     ]
 )
