@@ -401,7 +401,9 @@ public final class PlaybackEngine {
     /// up its threads (which drops the first frames as decoded late).
     func startPlayback() {
         timeline.moreExpected = !queue.queueIsEmpty || refill != nil
-        _ = timeline.maintain(position: 0)
+        // Posted, not dropped: an item that failed to open already counts (`stats.itemsFailed`), so a
+        // catalog that cannot play is reported as such however fast its decoder gave up.
+        post(timeline.maintain(position: 0), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
         let deadline = monotonicNow() + 2
         while let e = timeline.entries.first, monotonicNow() < deadline {
             let s = e.source

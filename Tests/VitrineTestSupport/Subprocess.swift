@@ -36,6 +36,9 @@ public enum SubprocessOutput: Sendable {
     case discard
     /// Appended to this file (created when missing), so a test can read it while the child runs.
     case file(String)
+    /// A pipe read until this many bytes have come (kept in the result), then closed while the child
+    /// runs: the reader that goes away, as `vitrine run | head -c N` makes it.
+    case closeAfter(bytes: Int)
 }
 
 /// Starts and waits for child processes (Foundation's `Process`), draining every captured pipe on a
@@ -48,6 +51,7 @@ public enum Subprocess {
     ///     nil gives the child an empty standard input.
     ///   - environment: added to (or overriding) the test process's environment.
     /// - Throws: `SubprocessError` when the program cannot be started.
+    @discardableResult
     public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
                            environment: [String: String] = [:], currentDirectory: String? = nil,
                            standardOutput: SubprocessOutput = .capture,
@@ -108,13 +112,15 @@ public final class RunningProcess: @unchecked Sendable {
         if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let inPipe = Pipe()
         p.standardInput = inPipe
-        var pipes: [(Pipe, Bool)] = []   // (pipe, isStandardOutput)
+        var pipes: [(pipe: Pipe, isOut: Bool, limit: Int?)] = []
         for (destination, isOut) in [(standardOutput, true), (standardError, false)] {
             let handle: Any
             switch destination {
-            case .capture:
+            case .capture, .closeAfter:
                 let pipe = Pipe()
-                pipes.append((pipe, isOut))
+                var limit: Int?
+                if case .closeAfter(let bytes) = destination { limit = bytes }
+                pipes.append((pipe, isOut, limit))
                 handle = pipe
             case .discard:
                 handle = FileHandle.nullDevice
@@ -131,15 +137,17 @@ public final class RunningProcess: @unchecked Sendable {
         }
         process = p
         // Our copies of the write ends must be closed, or the readers never see end of file.
-        for (pipe, _) in pipes { try? pipe.fileHandleForWriting.close() }
+        for (pipe, _, _) in pipes { try? pipe.fileHandleForWriting.close() }
         var threads: [Thread] = []
-        for (pipe, isOut) in pipes {
+        for (pipe, isOut, limit) in pipes {
             done.enter()
             let reader = pipe.fileHandleForReading
             threads.append(Thread { [captured, done] in
-                while true {
+                var read = 0
+                while read < limit ?? .max {
                     let chunk = reader.availableData
                     if chunk.isEmpty { break }
+                    read += chunk.count
                     captured.bytes.withLock { if isOut { $0.out.append(chunk) } else { $0.err.append(chunk) } }
                 }
                 try? reader.close()
