@@ -781,6 +781,8 @@ public final class PlaybackEngine {
         }
         for e in changes.retired where e.renderingStarted {
             endItemVideo(e, nil)
+            // The item played to its end: cue points after its last frame's PTS, up to its length, fire now.
+            if let length = e.source.length, let cue = e.cues.finish(length: length) { fire(cue) }
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }

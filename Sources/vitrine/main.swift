@@ -69,6 +69,7 @@ func main() -> Int32 {
             }
             code = .ok
         case "--version": say("vitrine \(version)"); code = .ok
+        case MediaCheck.command: code = MediaCheck.runChild(argv)
         default:
             guard let c = commands.first(where: { $0.name == command }) else { throw unknownCommand(command) }
             code = try c.run(argv)

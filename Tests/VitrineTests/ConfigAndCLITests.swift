@@ -60,7 +60,8 @@ struct CLITests {
     @Test("validate: 0 for a good manifest, 65 with every problem as path: reason")
     func validate() throws {
         let dir = try Harness.newFolder("cli-validate")
-        FileManager.default.createFile(atPath: dir + "/media/a.mp4", contents: Data([1, 2, 3]))
+        // A real clip: three bytes named a.mp4 cannot play, and validate says so (ValidateTests).
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 1), toPath: dir + "/media/a.mp4")
         try Harness.writeManifest("""
             { "schema": "vitrine.manifest/1", "version": 3, "playlist": [ { "id": "a", "type": "video", "src": "media/a.mp4" } ] }
             """, in: dir)
