@@ -103,9 +103,15 @@ public final class RunningProcess: @unchecked Sendable {
 
     fileprivate init(executable: String, arguments: [String], input: Data?, environment: [String: String],
                      currentDirectory: String?, standardOutput: SubprocessOutput, standardError: SubprocessOutput) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw SubprocessError(description: "cannot start \(executable): no such program")
+        }
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
+        // Through `env --default-signal`: the child starts with every signal at its default
+        // disposition, as a shell or systemd starts it. Ignored signals survive exec, and this test
+        // process ignores SIGPIPE (the players it runs in-process set that up).
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["--default-signal", executable] + arguments
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

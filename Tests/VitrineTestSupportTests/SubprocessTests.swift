@@ -27,6 +27,15 @@ struct SubprocessTests {
         #expect(throws: SubprocessError.self) { try Subprocess.output("/bin/sh", ["-c", "echo no >&2; exit 1"]) }
     }
 
+    @Test("a child starts with SIGPIPE at its default, as from a shell, even when this process ignores it")
+    func defaultSignals() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let status = try Subprocess.output("/bin/grep", ["SigIgn", "/proc/self/status"])
+        let mask = try #require(UInt64(status.split(separator: "\t").last!.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16))
+        #expect(mask & (1 << (UInt64(SIGPIPE) - 1)) == 0, "SigIgn \(status)")
+        #expect(throws: SubprocessError.self) { try Subprocess.run("/no/such/program", []) }
+    }
+
     @Test("the locators name the built binary and the media folder")
     func locators() {
         #expect(VitrineBinary.path.hasSuffix("/vitrine"))
