@@ -248,6 +248,7 @@ public final class ImportService: @unchecked Sendable {
 
     private func finish(_ result: ImportResult, source: String, requestFile: String?) {
         eventLog?.writeImportFinished(result, source: source)
+        var answer = ImportAnswer(outcome: result.outcome.rawValue, message: result.message, problems: result.problems.map(\.description))
         switch result.outcome {
         case .switched:
             log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
@@ -259,16 +260,14 @@ public final class ImportService: @unchecked Sendable {
             log.info("import from \(source): the catalog on it is the one playing (\(result.message))")
             show(Banner(title: "Catalog is up to date", detail: result.version.map { "Version \($0) is already playing" } ?? "",
                         progress: nil, style: .success, hideAfter: Self.resultSeconds))
+            answer = ImportAnswer(outcome: ImportAnswer.upToDate, message: Self.upToDateMessage(version: result.version), problems: [])
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
             show(Banner(title: result.outcome == .refused ? "Catalog update refused" : "Catalog update failed",
                                detail: result.message, progress: nil, style: .failure, hideAfter: Self.resultSeconds))
         }
-        if let requestFile {
-            Self.answer(requestFile, ImportAnswer(outcome: result.outcome.rawValue, message: result.message,
-                                                  problems: result.problems.map(\.description)))
-        }
+        if let requestFile { Self.answer(requestFile, answer) }
         lock.lock()
         if result.outcome == .switched, let c = result.catalog { switched = c }
         busy = false
@@ -278,16 +277,26 @@ public final class ImportService: @unchecked Sendable {
     }
 
     /// Whether the stick's `vitrine/manifest.json` is byte for byte the `catalog.json` of the library's
-    /// `current` (an import keeps the manifest as it was on the stick).
-    static func isAlreadyPlaying(source: String, library: CatalogLibrary) -> Bool {
+    /// `current` (an import keeps the manifest as it was on the stick): importing it again is not a
+    /// fault, the catalog is up to date.
+    public static func isAlreadyPlaying(source: String, library: CatalogLibrary) -> Bool {
         let stick = source.hasSuffix("/vitrine") || source.hasSuffix("/vitrine/") ? source : source + "/vitrine"
         guard let a = FileManager.default.contents(atPath: stick + "/manifest.json"), !a.isEmpty,
               let b = FileManager.default.contents(atPath: library.path + "/current/catalog.json") else { return false }
         return a == b
     }
 
+    /// What `vitrine import` prints, and the player answers, for a stick that holds the catalog
+    /// playing: `Catalog is up to date: version 4 is already playing`.
+    public static func upToDateMessage(version: Int?) -> String {
+        "Catalog is up to date" + (version.map { ": version \($0) is already playing" } ?? "")
+    }
+
     /// What the player answers a `vitrine import` request with (`<request>.result`, JSON).
     public struct ImportAnswer: Sendable, Equatable {
+        /// The outcome of a stick that holds the catalog already playing (not a refusal: exit 0).
+        public static let upToDate = "upToDate"
+        /// `switched`, `refused`, `failed` (`ImportResult.Outcome`), or `upToDate`.
         public var outcome: String
         public var message: String
         public var problems: [String]

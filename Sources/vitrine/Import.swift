@@ -44,6 +44,10 @@ func commandImport(_ argv: [String]) throws -> Exit {
         say("\(result.message) (\(result.files) files, \(ByteCount.text(result.bytes)) in "
               + "\(String(format: "%.1f", result.seconds)) s, \(ByteCount.mebibytes(Int64(rate))) MiB/s; "
               + "\(result.catalog.map { "gen.\($0.generation)" } ?? "?"), switch: \(result.switchMode.rawValue))")
+    case .refused where ImportService.isAlreadyPlaying(source: source, library: library):
+        // The same stick again: the catalog on it is the one playing.
+        say(ImportService.upToDateMessage(version: result.version))
+        return .ok
     case .refused, .failed:
         StandardStreams.err("vitrine import: \(result.message)\n")
         if result.problems.count > 1 {
@@ -100,7 +104,7 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
         if let a = ImportService.ImportAnswer.read(answer) {
             try? FileManager.default.removeItem(atPath: answer)
             switch a.outcome {
-            case "switched":
+            case "switched", ImportService.ImportAnswer.upToDate:
                 say(a.message)
                 return .ok
             default:

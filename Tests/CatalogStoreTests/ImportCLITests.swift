@@ -18,10 +18,19 @@ struct ImportCLITests {
         #expect(ok.out.hasPrefix("Updated to version 4: 2 items (2 files, 195.3 KiB in "))
         #expect(ok.err == "")
 
+        // The same stick again: up to date, as the player's banner says (the event log records the refusal).
         let again = try VitrineBinary.run(["import", stick.vitrine, "--library", library, "--events", events])
-        #expect(again.code == 65)
-        #expect(again.out == "")
-        #expect(again.err.contains("vitrine import: USB stick refused: version: version 4 is not newer than the last accepted version 4"))
+        #expect(again.code == 0)
+        #expect(again.out == "Catalog is up to date: version 4 is already playing\n")
+        #expect(!again.err.contains("refused"))
+        // Another catalog under the same version: refused.
+        var same = stick
+        same.extra = #", "loop": false"#
+        try same.writeManifest()
+        let notNewer = try VitrineBinary.run(["import", stick.vitrine, "--library", library])
+        #expect(notNewer.code == 65)
+        #expect(notNewer.out == "")
+        #expect(notNewer.err.contains("vitrine import: USB stick refused: version: version 4 is not newer than the last accepted version 4"))
 
         var broken = stick
         broken.version = 5

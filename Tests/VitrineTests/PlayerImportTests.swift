@@ -86,6 +86,10 @@ struct PlayerImportTests {
         #expect(older.err.contains("version 1 is not newer than the last accepted version 3"), "\(older.err)")
         #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"green\"") } })
         #expect(Self.events(events, "importFinished").count == 4)
+        // The stick that plays, handed over again: up to date, exit 0.
+        let same = try VitrineBinary.run(["import", root + "/third", "--library", library, "--quiet"])
+        #expect(same.code == 0, "\(same.err)")
+        #expect(same.out == "Catalog is up to date: version 3 is already playing\n")
         player.terminate()
         player.wait()
         #expect(!ImportService.isPlayerRunning(library: library))
