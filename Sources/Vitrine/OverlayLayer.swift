@@ -196,7 +196,7 @@ final class OverlayLayer {
     /// FFmpeg reads); nil when it cannot be read (logged once, and the popup is drawn without it).
     private func picture(_ path: String) -> VideoFrame? {
         if let known = pictures[path] { return known }
-        let full = path.hasPrefix("/") ? path : (catalogDirectory as NSString).appendingPathComponent(path)
+        let full = path.hasPrefix("/") ? path : FileNames.path(path, in: catalogDirectory)
         var frame: VideoFrame?
         do {
             let file = try MediaFile(path: full)

@@ -105,8 +105,9 @@ final class Timeline: @unchecked Sendable {
     var underflowFrames: Int { state.withLock { $0.underflowFrames } }
     var entries: [Entry] { state.withLock { $0.entries } }
 
+    /// The item's file; a relative `src` as spelled on disk (NFC or NFD: `FileNames`).
     private func path(for item: PlaylistItem) -> String {
-        item.src.hasPrefix("/") ? item.src : (catalogDirectory as NSString).appendingPathComponent(item.src)
+        item.src.hasPrefix("/") ? item.src : FileNames.path(item.src, in: catalogDirectory)
     }
 
     private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, startAt: Double = 0) -> Entry {
