@@ -70,8 +70,8 @@ public final class PlaybackEngine {
     private var decodeStartedPosted = Set<Int>()
     private var decodeCompletePosted = Set<Int>()
     private var volumeGain = 1.0
-    /// A slate message that replaces everything (an invalid manifest).
-    var fixedSlate: String?
+    /// A slate that replaces everything (an invalid manifest, no catalog).
+    var fixedSlate: SlateMessage?
     /// The popups over the video, when the manifest defines overlays.
     var overlays: OverlayLayer?
     /// The status banner, drawn under the popups.

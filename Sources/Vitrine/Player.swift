@@ -17,14 +17,14 @@ public final class Player {
     public let catalogDirectory: String
     public let options: RunOptions
     private let log: Logger
-    private let startMessage: String?
+    private let startMessage: SlateMessage?
 
     /// - Parameters:
     ///   - manifest: a validated manifest.
     ///   - catalogDirectory: the folder its `src` paths are relative to.
     ///   - slateMessage: when set, the run shows the slate with this text instead of the playlist (an
     ///     invalid manifest still gets a screen that says why).
-    public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: String? = nil) {
+    public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: SlateMessage? = nil) {
         self.manifest = manifest
         self.catalogDirectory = catalogDirectory
         self.options = options

@@ -95,7 +95,7 @@ struct RunEnd {
 /// Plays one run and returns its exit code: 65 when nothing of the catalog could play (the slate
 /// was asked for, or every item that was tried failed), whatever the options; 0 otherwise.
 /// `ended` says whether it ended for a display change, and how long it played.
-func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
+func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage? = nil,
           importer: ImportService? = nil, eventLog: EventLog? = nil, ended: inout RunEnd) -> Exit {
     do {
         let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
@@ -128,7 +128,7 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
     }
 }
 
-func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: String? = nil,
+func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage? = nil,
           importer: ImportService? = nil, eventLog: EventLog? = nil) -> Exit {
     var ended = RunEnd()
     return play(manifest: manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer,
@@ -195,7 +195,7 @@ func commandRun(_ argv: [String]) throws -> Exit {
     var firstLook = true
     while true {
         let catalog: String, manifestPath: String
-        var slate: String?
+        var slate: SlateMessage?
         if let library {
             // Start-up: clean up after an interrupted import, then current, else previous, else the slate.
             let resolution = firstLook ? library.openForPlayback() : library.resolve()
@@ -208,11 +208,15 @@ func commandRun(_ argv: [String]) throws -> Exit {
             } else {
                 catalog = library.path
                 manifestPath = library.path + "/current/catalog.json"
-                slate = "No catalog to play yet\nInsert a USB stick with vitrine/manifest.json"
+                slate = .noCatalog(library: library.path, skipped: resolution.skipped)
                 log.error("library \(library.path): no playable catalog; showing the slate and checking again in 10 s")
             }
         } else {
             (catalog, manifestPath) = location!
+        }
+        if slate == nil, !FileManager.default.fileExists(atPath: manifestPath) {
+            slate = .missingManifest(manifestPath)
+            log.error("\(manifestPath): no such file; showing the slate and checking again in 10 s")
         }
         if slate == nil {
             // Structure first; missing media is only logged here, because the player skips such items and
@@ -234,10 +238,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
                 options.snapshotTimes = options.snapshotTimes.filter { $0 >= ended.catalogSeconds }.map { $0 - ended.catalogSeconds }
                 continue
             }
-            // Invalid: show the slate with the first errors, then read the manifest again in 10 s.
-            let shown = fatal.prefix(5).map(\.description).joined(separator: "\n")
+            // Invalid: show the slate with the errors, then read the manifest again in 10 s.
             log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
-            slate = "Invalid manifest: \(manifestPath)\n" + shown
+            slate = .invalidManifest(manifestPath, problems: fatal.map(\.description))
         }
         var slateOptions = options
         // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).

@@ -73,6 +73,15 @@ struct CommandLineTests {
         #expect(r.err.contains("no playable catalog; showing the slate"))
     }
 
+    @Test("a catalog folder without a manifest shows the slate as a missing manifest, not an invalid one (65)")
+    func missingManifest() throws {
+        let dir = try Harness.newFolder("cli-no-manifest")
+        let r = try VitrineBinary.run(["run", "--catalog", dir, "--output", "headless", "--duration", "0.3"])
+        #expect(r.code == 65)
+        #expect(r.err.contains("\(dir)/manifest.json: no such file; showing the slate"), "\(r.err)")
+        #expect(!r.err.contains("invalid manifest"))
+    }
+
     @Test("--catalog takes the manifest file too, as validate does")
     func catalogManifestFile() throws {
         let dir = try Self.redCatalog()
