@@ -27,6 +27,12 @@ public final class ImportService: @unchecked Sendable {
             lock.lock()
             let changed = newValue !== bannerBoard
             bannerBoard = newValue
+            // A new engine after the run loop took the switched catalog plays it (the slate left for
+            // it, or a display restart): the result says so.
+            if changed, awaitingSwitch, switchTaken, let last = lastBanner {
+                awaitingSwitch = false
+                lastBanner = (Self.playing(last.banner), last.at)
+            }
             var carried = lastBanner?.banner
             if let h = carried?.hideAfter, let at = lastBanner?.at {
                 let left = h - (monotonicNow() - at)
@@ -40,9 +46,40 @@ public final class ImportService: @unchecked Sendable {
     /// The last banner an import showed, and when (`CLOCK_MONOTONIC`).
     private var lastBanner: (banner: Banner, at: Double)?
 
-    /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
-    private func show(_ b: Banner) {
+    /// Whether the last banner says the switched catalog plays "after the current item", and that
+    /// has not happened yet; and whether the run loop has taken that catalog (`takeSwitchedCatalog`).
+    private var awaitingSwitch = false
+    private var switchTaken = false
+
+    /// The detail of a switched import's result once its catalog is on screen.
+    public static let playingNowDetail = "Playing now"
+
+    /// `b` with the detail saying the new catalog is on screen.
+    private static func playing(_ b: Banner) -> Banner {
+        var b = b
+        b.detail = playingNowDetail
+        return b
+    }
+
+    /// The switched catalog's first item is on screen (`Player.catalogStarted`): a result banner
+    /// that said "Playing it after the current item" now says "Playing now", for the rest of its time.
+    public func catalogStarted() {
         lock.lock()
+        guard awaitingSwitch, let last = lastBanner else { lock.unlock(); return }
+        awaitingSwitch = false
+        var b = Self.playing(last.banner)
+        if let h = b.hideAfter { b.hideAfter = max(0.5, h - (monotonicNow() - last.at)) }
+        lastBanner = (b, monotonicNow())
+        let board = bannerBoard
+        lock.unlock()
+        board?.show(b)
+    }
+
+    /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
+    private func show(_ b: Banner, awaitingSwitch awaiting: Bool = false) {
+        lock.lock()
+        awaitingSwitch = awaiting
+        switchTaken = false
         lastBanner = (b, monotonicNow())
         let board = bannerBoard
         lock.unlock()
@@ -109,6 +146,7 @@ public final class ImportService: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         let c = switched
         switched = nil
+        if c != nil { switchTaken = true }
         return c
     }
 
@@ -252,9 +290,9 @@ public final class ImportService: @unchecked Sendable {
         switch result.outcome {
         case .switched:
             log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
-            show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
-                                                                   : "Playing it after the current item",
-                               progress: nil, style: .success, hideAfter: Self.resultSeconds))
+            let immediate = result.switchMode == .immediate
+            show(Banner(title: result.message, detail: immediate ? "Playing it now" : "Playing it after the current item",
+                        progress: nil, style: .success, hideAfter: Self.resultSeconds), awaitingSwitch: !immediate)
         case .refused where Self.isAlreadyPlaying(source: source, library: library):
             // The same stick again (its manifest byte for byte the catalog that plays): not a fault.
             log.info("import from \(source): the catalog on it is the one playing (\(result.message))")

@@ -105,6 +105,8 @@ func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger,
             // hands its catalog over (at the next item boundary, or at once).
             player.configureEngine = { engine in importer.banner = engine.statusBanner }
             player.onVblank = { importer.poll(now: $0) }
+            // "Playing it after the current item" becomes "Playing now" when it is.
+            player.catalogStarted = { importer.catalogStarted() }
             let immediate = importer.settings.switchMode == .immediate
             player.nextCatalog = {
                 importer.takeSwitchedCatalog().map { CatalogSwitch(manifest: $0.manifest, directory: $0.directory, immediate: immediate) }
