@@ -23,6 +23,17 @@ struct ConfigTests {
         #expect(throws: ConfigError.self) { try PlayerConfig(json: Array(#"{"input": {"calibration": [1, 0, 0]}}"#.utf8)) }
     }
 
+    @Test("a config key holding a newline or \": \" cannot forge a line of the error: its path is escaped")
+    func hostileKeys() {
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"x\ninput.calibration: fine": 1, "audio": {"a: b": 2}}"#.utf8))
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.problems == [#"["x\ninput.calibration: fine"]: unknown field "x\ninput.calibration: fine""#,
+                                  #"audio["a: b"]: unknown field "a: b""#]
+        }
+    }
+
     @Test("every problem is reported with its path")
     func problems() {
         #expect {
