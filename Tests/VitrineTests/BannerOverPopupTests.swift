@@ -70,12 +70,7 @@ struct BannerOverPopupTests {
 
     @Test("an import's 'Playing it after the current item' says 'Playing now' once the new catalog is on screen, for the rest of its 10 s")
     func textAfterSwitch() throws {
-        let root = try Harness.newFolder("banner-switch")
-        try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
-        try PlayerImportTests.stick(at: root + "/media/sda1", colour: "blue", version: 1)
-        let library = CatalogLibrary(path: root + "/lib")
-        let service = ImportService(library: library, settings: ImportSettings(), mediaRoot: root + "/media", eventLog: nil,
-                                    log: Logger(label: "t", sink: LogSink.memory().0))
+        let service = try PlayerImportTests.serviceWithStick("banner-switch")
         // A red catalog playing, as `vitrine run` wires the import service into it.
         let (redDir, red) = try CatalogSwitchTests.catalog("red", seconds: 3)
         var o = RunOptions()
@@ -106,11 +101,7 @@ struct BannerOverPopupTests {
 
     @Test("the result carried to a new engine after its catalog was taken says 'Playing now'")
     func carriedAfterTaken() throws {
-        let root = try Harness.newFolder("banner-carry")
-        try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
-        try PlayerImportTests.stick(at: root + "/media/sda1", colour: "blue", version: 1)
-        let service = ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
-                                    mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+        let service = try PlayerImportTests.serviceWithStick("banner-carry")
         let slate = StatusBanner()
         service.banner = slate
         var taken: LibraryCatalog?

@@ -150,13 +150,19 @@ extension PlayerImportTests {
         #expect(abs(times.reduce(0, +) - 6) < 0.1, "catalog times \(times)")
     }
 
-    @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
-    func resultBannerOutlivesTheSlate() throws {
-        let root = try Harness.newFolder("import-banner")
+    /// An import service on a fresh library, watching a media folder where a stick with blue
+    /// (version 1) is mounted as `sda1`.
+    static func serviceWithStick(_ name: String) throws -> ImportService {
+        let root = try Harness.newFolder(name)
         try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
         try Self.stick(at: root + "/media/sda1", colour: "blue", version: 1)
-        let service = ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
-                                    mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+        return ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
+                             mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+    }
+
+    @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
+    func resultBannerOutlivesTheSlate() throws {
+        let service = try Self.serviceWithStick("import-banner")
         let slate = StatusBanner()
         service.banner = slate
         var switched: LibraryCatalog?
