@@ -85,7 +85,9 @@ struct CommandLineTests {
     @Test("--catalog takes the manifest file too, as validate does")
     func catalogManifestFile() throws {
         let dir = try Self.redCatalog()
-        let r = try VitrineBinary.run(["run", "--catalog", dir + "/manifest.json", "--output", "headless", "--duration", "1"])
+        let r = try VitrineBinary.run(["run", "--catalog", dir + "/manifest.json", "--output", "headless", "--duration", "1",
+                                       // On the virtual clock (a snapshot run): exactly 30 frames, however busy the machine.
+                                       "--snapshot-at", "0.5", "--snapshot-dir", Harness.scratch + "/cli-shots"])
         #expect(r.code == 0, "\(r.err)")
         #expect(r.out.contains("frames presented: 30"), "\(r.out)")
         #expect(r.err.contains("now playing r (media/red.mp4)"))

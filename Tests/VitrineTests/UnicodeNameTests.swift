@@ -43,7 +43,9 @@ struct UnicodeNameTests {
     func run(form: Int) throws {
         let (manifestName, diskName) = Self.forms[form]
         let dir = try Self.catalog(manifestName: manifestName, diskName: diskName)
-        let r = try VitrineBinary.run(["run", "--catalog", dir, "--output", "headless", "--duration", "1"])
+        let r = try VitrineBinary.run(["run", "--catalog", dir, "--output", "headless", "--duration", "1",
+                                       // On the virtual clock (a snapshot run): exactly 30 frames, however busy the machine.
+                                       "--snapshot-at", "0.5", "--snapshot-dir", Harness.scratch + "/cli-shots"])
         #expect(r.code == 0, "\(r.err)")
         #expect(r.out.contains("frames presented: 30"), "\(r.out)")
         #expect(!r.err.contains("file not found") && !r.err.contains("skipping"), "\(r.err)")
@@ -75,7 +77,9 @@ struct UnicodeNameTests {
         #expect(try Self.names(library + "/gen.1/media") == [Array(manifestName.utf8)])
         let check = try VitrineBinary.run(["import", "--check", "--deep", "--library", library])
         #expect(check.code == 0, "\(check.out)")
-        let played = try VitrineBinary.run(["run", "--library", library, "--output", "headless", "--duration", "1"])
+        let played = try VitrineBinary.run(["run", "--library", library, "--output", "headless", "--duration", "1",
+                                       // On the virtual clock (a snapshot run): exactly 30 frames, however busy the machine.
+                                       "--snapshot-at", "0.5", "--snapshot-dir", Harness.scratch + "/cli-shots"])
         #expect(played.code == 0 && played.out.contains("frames presented: 30"), "\(played.err)")
     }
 }
