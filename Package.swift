@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
                                                 "ServiceManager", "Touch", "Inotify", "FileIO"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
         // An event loop with one timer or one signal handler: its idle CPU is measured with
@@ -70,18 +70,23 @@ let package = Package(
         .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
         .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
+        // For the tests only: one subprocess runner (stdout and stderr drained at once), and where the
+        // vitrine binary and the real media corpus are.
+        .target(name: "VitrineTestSupport", path: "Tests/VitrineTestSupport"),
+
+        .testTarget(name: "VitrineTestSupportTests", dependencies: ["VitrineTestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"]),
         .testTarget(name: "KMSTests", dependencies: ["KMS"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"], exclude: ["Fixtures"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "VitrineTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "VitrineTestSupport"]),
     ]
 )

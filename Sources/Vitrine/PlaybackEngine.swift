@@ -70,8 +70,8 @@ public final class PlaybackEngine {
     private var decodeStartedPosted = Set<Int>()
     private var decodeCompletePosted = Set<Int>()
     private var volumeGain = 1.0
-    /// A slate message that replaces everything (an invalid manifest).
-    var fixedSlate: String?
+    /// A slate that replaces everything (an invalid manifest, no catalog).
+    var fixedSlate: SlateMessage?
     /// The popups over the video, when the manifest defines overlays.
     var overlays: OverlayLayer?
     /// The status banner, drawn under the popups.
@@ -140,9 +140,9 @@ public final class PlaybackEngine {
     /// spinner or a progress bar. Call again with a new `Banner` for each progress step.
     ///
     /// Unlike the other control calls, this one (and `hideBanner()`) may be called from any thread:
-    /// the change shows at the next vblank. It is above the video and the slate and under the popups
-    /// (a popup's dimming dims it too), so what is visible is always what a tap reaches; the banner
-    /// itself takes no input. It is redrawn only when it changes: a spinner step (12 a second), a
+    /// the change shows at the next vblank. It is above the video, the slate and a popup's dimming
+    /// (so it stays legible on a dimmed screen) and under the popup panels, so nothing covers a panel
+    /// a tap may reach; the banner itself takes no input (a tap on it is a tap on what is under it). It is redrawn only when it changes: a spinner step (12 a second), a
     /// whole pixel of progress, new text, or when it goes away.
     public func showBanner(_ banner: Banner) { statusBanner.show(banner) }
 
@@ -401,7 +401,9 @@ public final class PlaybackEngine {
     /// up its threads (which drops the first frames as decoded late).
     func startPlayback() {
         timeline.moreExpected = !queue.queueIsEmpty || refill != nil
-        _ = timeline.maintain(position: 0)
+        // Posted, not dropped: an item that failed to open already counts (`stats.itemsFailed`), so a
+        // catalog that cannot play is reported as such however fast its decoder gave up.
+        post(timeline.maintain(position: 0), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
         let deadline = monotonicNow() + 2
         while let e = timeline.entries.first, monotonicNow() < deadline {
             let s = e.source
@@ -708,14 +710,15 @@ public final class PlaybackEngine {
                 drawStart = monotonicNow()
                 defer { drawEnd = monotonicNow() }
                 if popups || bannerUp {
-                    // The banner first, so the popups (which take the input) are always on top.
+                    // The banner above the popups' dimming (legible) and under their panels (which
+                    // take the input, so they are always on top).
                     try compositor.drawDecorated(c, into: target) { logical, under in
-                        if bannerUp {
-                            logical.copy(from: under)
-                            banner.draw(into: logical, at: hostTime)
-                            layer?.draw(into: logical, at: hostTime)
+                        let drawBanner: ((PixelTarget) -> Void)? = bannerUp ? { banner.draw(into: $0, at: hostTime) } : nil
+                        if let layer {
+                            layer.draw(into: logical, at: hostTime, base: under, aboveDimming: drawBanner)
                         } else {
-                            layer?.draw(into: logical, at: hostTime, base: under)
+                            logical.copy(from: under)
+                            drawBanner?(logical)
                         }
                     }
                 } else {
@@ -779,6 +782,8 @@ public final class PlaybackEngine {
         }
         for e in changes.retired where e.renderingStarted {
             endItemVideo(e, nil)
+            // The item played to its end: cue points after its last frame's PTS, up to its length, fire now.
+            if let length = e.source.length, let cue = e.cues.finish(length: length) { fire(cue) }
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }

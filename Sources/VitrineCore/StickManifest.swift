@@ -47,7 +47,7 @@ public enum StickManifest {
         }
         for id in manifest.overlayIDs {
             if let image = manifest.overlays[id]?.image {
-                references.append(Reference(path: image, field: "overlays.\(id).image"))
+                references.append(Reference(path: image, field: JSONPath.member("overlays", id) + ".image"))
             }
         }
         for (index, file) in manifest.files.enumerated() {

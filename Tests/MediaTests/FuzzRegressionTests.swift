@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 @testable import Media
 
 /// Inputs the demux/decode fuzz target (`Sources/fuzz-media`, `make fuzz`) found, kept in

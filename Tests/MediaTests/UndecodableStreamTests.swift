@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 @testable import Media
 
 /// Files with a stream whose decoder cannot be opened (`avcodec_open2` fails): the other stream still
 /// plays, the failure is reported per stream, and nothing is freed twice. Both reproductions are the
 /// real corpus cut short with one byte changed (0-based offsets), made at test time.
-@Suite("A stream whose decoder cannot be opened", .enabled(if: Fixtures.hasRealMedia, "real media folder absent at \(Fixtures.realMedia)"))
+@Suite("A stream whose decoder cannot be opened", .enabled(if: RealMedia.available, RealMedia.absent))
 struct UndecodableStreamTests {
     /// The first `length` bytes of the real file `name`, with byte `offset` changed from `from` to `to`.
     static func corrupted(_ name: String, length: Int, offset: Int, from: UInt8, to: UInt8) throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import VitrineTestSupport
 import VitrineCore
 
 /// A small seeded generator (SplitMix64), so a failing run can be repeated with its seed.
@@ -90,8 +91,8 @@ struct MediaMutation {
 /// stderr written to files. Set VITRINE_MUTATION_SEED to repeat a run, VITRINE_MUTATIONS for the
 /// count (default 300).
 @Suite("Hostile media: seeded mutations of the real corpus between good items", .serialized,
-       .enabled(if: Harness.hasRealMedia, "real media folder absent at \(Harness.realMedia)"),
-       .enabled(if: CLITests.available, "no vitrine binary next to the tests: run swift build"))
+       .enabled(if: RealMedia.available, RealMedia.absent),
+       .enabled(if: VitrineBinary.available, VitrineBinary.absent))
 struct MediaMutationTests {
     static let batchSize = 25
     static let goodSeconds = 0.2
@@ -124,24 +125,17 @@ struct MediaMutationTests {
               "playlist": [ \(items.joined(separator: ",\n")) ] }
             """, in: dir)
         let pass = Double(batch.count) * (goodSeconds + badCap) + goodSeconds
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLITests.binary)
-        p.arguments = ["run", "--catalog", dir, "--output", "headless", "--audio-device", "none",
-                       "--duration", String(format: "%.2f", pass + goodSeconds / 2), "--events", dir + "/events.jsonl",
-                       "--snapshot-at", "0.1", "--snapshot-dir", dir]
-        for name in ["stdout.txt", "stderr.txt"] {
-            guard FileManager.default.createFile(atPath: dir + "/" + name, contents: nil) else { throw HarnessError(description: "cannot create \(dir)/\(name)") }
-        }
-        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/stdout.txt"))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/stderr.txt"))
+        let p = try VitrineBinary.start(["run", "--catalog", dir, "--output", "headless", "--audio-device", "none",
+                                         "--duration", String(format: "%.2f", pass + goodSeconds / 2), "--events", dir + "/events.jsonl",
+                                         "--snapshot-at", "0.1", "--snapshot-dir", dir],
+                                        standardOutput: .file(dir + "/stdout.txt"), standardError: .file(dir + "/stderr.txt"))
         let launched = Date()
-        try p.run()
         var hung = false
         while p.isRunning {
-            if Date().timeIntervalSince(launched) > hangSeconds { hung = true; kill(p.processIdentifier, SIGKILL); break }
+            if Date().timeIntervalSince(launched) > hangSeconds { hung = true; p.send(SIGKILL); break }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        p.waitUntilExit()
+        let result = p.wait()
         let events = (String(data: FileManager.default.contents(atPath: dir + "/events.jsonl") ?? Data(), encoding: .utf8) ?? "")
             .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let started = events.filter { $0["event"] as? String == "renderingStarted" }.compactMap { $0["item"] as? String }
@@ -151,7 +145,7 @@ struct MediaMutationTests {
         }
         let log = (String(data: FileManager.default.contents(atPath: dir + "/stdout.txt") ?? Data(), encoding: .utf8) ?? "")
             + (String(data: FileManager.default.contents(atPath: dir + "/stderr.txt") ?? Data(), encoding: .utf8) ?? "")
-        return Outcome(exit: p.terminationStatus, signaled: p.terminationReason == .uncaughtSignal, hung: hung, started: started, durations: durations, log: log)
+        return Outcome(exit: result.status, signaled: result.signaled, hung: hung, started: started, durations: durations, log: log)
     }
 
     /// What is wrong with one run of `batch`, or an empty list: it exited 0 by itself; the good items
@@ -196,7 +190,7 @@ struct MediaMutationTests {
         let seed = environment["VITRINE_MUTATION_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
         let count = environment["VITRINE_MUTATIONS"].flatMap { Int($0) } ?? 300
         print("media mutations: seed \(seed) (VITRINE_MUTATION_SEED=\(seed) repeats it), \(count) mutations")
-        let mutations = try MediaMutation.make(count: count, seed: seed, corpus: Harness.realMedia)
+        let mutations = try MediaMutation.make(count: count, seed: seed, corpus: RealMedia.folder)
         let good = try Harness.colorClip("red", seconds: Self.goodSeconds)
         let root = try Harness.newFolder("mutations-\(seed)")
         let batches = stride(from: 0, to: mutations.count, by: Self.batchSize).map {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 @testable import Vitrine
 import VitrineCore
 
@@ -12,14 +13,14 @@ enum UndecodableMedia {
     static func brokenTheora() throws -> [UInt8] { try corrupted("video-demo.ogv", length: 8192, offset: 303, from: 0x20, to: 0x6a) }
 
     static func corrupted(_ name: String, length: Int, offset: Int, from: UInt8, to: UInt8) throws -> [UInt8] {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Harness.realMedia + "/" + name)).prefix(length))
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: RealMedia.folder + "/" + name)).prefix(length))
         try #require(bytes.count == length && bytes[offset] == from, "\(name) is not the file the reproduction was made from")
         bytes[offset] = to
         return bytes
     }
 }
 
-@Suite("Files whose decoder cannot be opened", .serialized, .enabled(if: Harness.hasRealMedia, "real media folder absent at \(Harness.realMedia)"))
+@Suite("Files whose decoder cannot be opened", .serialized, .enabled(if: RealMedia.available, RealMedia.absent))
 struct UndecodableMediaTests {
     @Test("are logged with their name and the stream that failed, skipped each pass, and the items after them play")
     func skippedBetweenGoodItems() throws {
