@@ -43,11 +43,8 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+/// Now on CLOCK_MONOTONIC, in seconds: the clock of libinput's event times.
+func monotonic() -> Double { MonotonicClock.seconds() }
 
 /// Three decimals, for the probe's own times.
 func ms(_ value: Double) -> String {
