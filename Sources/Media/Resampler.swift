@@ -5,6 +5,7 @@ internal import CSwResample
 /// `outputRate` Hz with `outputChannels` channels. Downmixes (5.1 → stereo with FFmpeg's default
 /// matrix) and changes rate as needed. Rebuilds its `SwrContext` when the input format changes.
 /// The corresponding C function is `swr_convert`.
+// @unchecked: `convert` mutates the SwrContext; one owner calls it at a time (it may move between threads, never shared).
 public final class Resampler: @unchecked Sendable {
     /// Output sample rate in Hz.
     public let outputRate: Int
