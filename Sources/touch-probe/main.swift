@@ -26,13 +26,15 @@ let usage = """
       --help           this text
     """
 
+/// Writes `line` to stdout whole, through the gateway (EINTR retried there); gives up when stdout fails.
 func say(_ line: String) {
-    let text = line + "\n"
-    var bytes = Array(text.utf8)
+    let bytes = Array((line + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { if errno == EINTR { continue }; return }
+        let written = valueOrErrno(SystemCall("write", "stdout")) {
+            bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        }
+        guard case .success(let n) = written, n > 0 else { return }
         offset += n
     }
 }
