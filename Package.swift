@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
-        // the fault-injection seam of the tests (debug builds) and the monotonic clock.
+        // the fault-injection seam of the tests (debug builds), the monotonic clock and the wall clock.
         .target(name: "SystemSupport"),
 
         // Swift bindings: the only modules that touch C.
@@ -44,8 +44,9 @@ let package = Package(
         // POSIX file calls (open, read, write, fsync, rename, flock, statvfs, atomic writes) and the
         // process identity, with typed errors.
         .target(name: "FileIO", dependencies: ["CFileIO", "SystemSupport"]),
-        // The event loop: epoll, timerfd, eventfd and signalfd through Glibc, one thread per loop.
-        .target(name: "RunLoop", dependencies: ["CRunLoop", "FileIO"]),
+        // The event loop: epoll, timerfd, eventfd and signalfd through Glibc and SystemSupport's
+        // gateway, one thread per loop.
+        .target(name: "RunLoop", dependencies: ["CRunLoop", "SystemSupport"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -84,7 +85,7 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
+        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "VitrineTestSupport"]),

@@ -42,6 +42,7 @@ public enum DecodedFrame: Sendable {
 /// Timestamps are rebased so the file starts at 0 s. A `MediaFile` is used from one thread at a time.
 /// Source: the `avformat_open_input` → `av_read_frame` → `avcodec_send_packet`/`avcodec_receive_frame`
 /// loop of ffplay.c, on one thread.
+// @unchecked: every read mutates libavformat/libavcodec state; one thread at a time uses it (its decoder thread), never two.
 public final class MediaFile: @unchecked Sendable {
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private let packet: UnsafeMutablePointer<AVPacket>

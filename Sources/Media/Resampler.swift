@@ -8,6 +8,7 @@ internal import CSwResample
 /// with the input/output rate ratio (for a corrupt 1.16 GHz header it computed for 17 s, then failed
 /// to allocate the gigabytes it needed).
 /// The corresponding C function is `swr_convert`.
+// @unchecked: `convert` mutates the SwrContext; one owner calls it at a time (it may move between threads, never shared).
 public final class Resampler: @unchecked Sendable {
     /// Output sample rate in Hz.
     public let outputRate: Int
