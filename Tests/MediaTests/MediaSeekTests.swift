@@ -20,6 +20,12 @@ struct MediaSeekTests {
                                                                "-q:v", "3", "-c:a", "mp2", "-b:a", "128k", "-f", "mpeg"])
     }
 
+    /// The same open-GOP MPEG-2 in MPEG-TS (no index either), MP2 sound.
+    static func openGOPTransportStream() throws -> String {
+        try Fixtures.generate("seek-open-gop.ts", sources() + ["-c:v", "mpeg2video", "-g", "15", "-bf", "2", "-flags", "-cgop",
+                                                              "-q:v", "3", "-c:a", "mp2", "-b:a", "128k", "-f", "mpegts"])
+    }
+
     /// H.264 in MP4 (an index of key frames), GOP 30 with B-frames, AAC sound.
     static func indexedMP4() throws -> String {
         try Fixtures.generate("seek-indexed.mp4", sources() + ["-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-bf", "2",
@@ -81,6 +87,11 @@ struct MediaSeekTests {
     @Test("open-GOP MPEG-2 in MPEG-PS: every seek shows the frame at the target, decoded from the key frame before it")
     func openGOPProgramStreamSeeks() throws {
         try Self.check(try Self.openGOPProgramStream(), targets: [4.2, 0.3, 7.77, 2.5, 5.0, 9.5, 0], numbered: true)
+    }
+
+    @Test("open-GOP MPEG-2 in MPEG-TS: every seek shows the frame at the target")
+    func openGOPTransportStreamSeeks() throws {
+        try Self.check(try Self.openGOPTransportStream(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true)
     }
 
     @Test("H.264 in MP4: the index lands on the key frame before the target; the frames up to the target are skipped")
