@@ -14,12 +14,7 @@ struct MediaPreflightTests {
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/dangling.mp4", withDestinationPath: dir + "/media/gone.mp4")
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/loop-a.mp4", withDestinationPath: dir + "/media/loop-b.mp4")
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/loop-b.mp4", withDestinationPath: dir + "/media/loop-a.mp4")
-        let mkfifo = Process()
-        mkfifo.executableURL = URL(fileURLWithPath: "/usr/bin/mkfifo")
-        mkfifo.arguments = [dir + "/media/fifo.mp4"]
-        try mkfifo.run()
-        mkfifo.waitUntilExit()
-        try #require(mkfifo.terminationStatus == 0)
+        try #require(try LineTimedProcess.run("/usr/bin/mkfifo", [dir + "/media/fifo.mp4"]).status == 0)
 
         #expect(MediaPreflight.problem(at: clip) == nil)
         #expect(MediaPreflight.problem(at: dir + "/media/link.mp4") == nil)

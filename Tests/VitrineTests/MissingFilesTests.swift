@@ -20,8 +20,8 @@ struct MissingFilesTests {
         return dir
     }
 
-    static func run(_ dir: String, duration: Double) throws -> Subprocess {
-        try Subprocess(CLITests.binary, ["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
+    static func run(_ dir: String, duration: Double) throws -> LineTimedProcess {
+        try LineTimedProcess(CLITests.binary, ["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
     }
 
     @Test("12 missing files are skipped in under 1 s in all, and --duration 2 then ends the run on time")

@@ -2,8 +2,10 @@ import Foundation
 
 /// A child process whose standard output and standard error are read at the same time, one thread
 /// each, so a child that fills one pipe while the test waits on the other can never block. Each line
-/// is kept with the time it arrived (seconds since `start`, on the monotonic `systemUptime`).
-final class Subprocess: @unchecked Sendable {
+/// is kept with the time it arrived (seconds since `start`, on the monotonic `systemUptime`), a test
+/// can wait for a line, and `wait(timeout:)` kills a child that overstays, so a test that checks a
+/// bound never hangs on the bug it looks for.
+final class LineTimedProcess: @unchecked Sendable {
     enum Stream: Sendable { case standardOutput, standardError }
     struct Line: Sendable { var time: Double; var stream: Stream; var text: String }
 
@@ -98,7 +100,7 @@ final class Subprocess: @unchecked Sendable {
 
     /// Runs `executable` to its end (at most `timeout` seconds) and returns its status and output.
     static func run(_ executable: String, _ arguments: [String], timeout: Double = 120) throws -> (status: Int32?, out: String, err: String) {
-        let p = try Subprocess(executable, arguments)
+        let p = try LineTimedProcess(executable, arguments)
         let status = p.wait(timeout: timeout)
         return (status, p.text(.standardOutput), p.text(.standardError))
     }
@@ -107,7 +109,7 @@ final class Subprocess: @unchecked Sendable {
 extension CLITests {
     /// `ffprobe` with `arguments`; its standard output. Throws when it fails.
     static func ffprobe(_ arguments: [String]) throws -> String {
-        let r = try Subprocess.run("/usr/bin/ffprobe", arguments)
+        let r = try LineTimedProcess.run("/usr/bin/ffprobe", arguments)
         guard r.status == 0 else { throw HarnessError(description: "ffprobe \(arguments.joined(separator: " ")): \(r.err)") }
         return r.out + "\n"
     }
