@@ -43,6 +43,7 @@ struct ManifestValidator {
             case "idle": manifest.idle = idle(value, at: key)
             case "tap": manifest.tap = action(value, at: key)
             case "files": manifest.files = files(value, at: key)
+            case "soundtrack": manifest.soundtrack = soundtrack(value, at: key)
             default: unknownField(key, at: "")
             }
         }
@@ -410,6 +411,47 @@ struct ManifestValidator {
         require(["after", "jump"], in: members, at: path)
         guard let after, let item else { return nil }
         return IdleRule(after: after, item: item)
+    }
+
+    // MARK: Soundtrack
+
+    private mutating func soundtrack(_ value: JSONValue, at path: String) -> Soundtrack? {
+        guard let members = object(value, at: path) else { return nil }
+        var soundtrack = Soundtrack(src: "")
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "src":
+                guard let src = string(value, at: at) else { break }
+                soundtrack.src = src
+                if let reason = Self.srcProblem(src) ?? checkFile(src) { error(at, reason) }
+            case "volume": soundtrack.volume = fraction(value, at: at) ?? soundtrack.volume
+            case "itemSound":
+                guard let text = string(value, at: at) else { break }
+                if let mode = Soundtrack.ItemSound(rawValue: text) { soundtrack.itemSound = mode } else {
+                    error(at, "unknown itemSound \"\(text)\" (expected duck, pause or mix)")
+                }
+            case "duckVolume": soundtrack.duckVolume = fraction(value, at: at) ?? soundtrack.duckVolume
+            case "fade":
+                guard let fade = nonNegative(value, at: at) else { break }
+                if fade.value > Soundtrack.maximumFade { error(at, "must be at most 10 seconds (found \(fade))") } else {
+                    soundtrack.fade = fade.value
+                }
+            case "size": soundtrack.size = integer(value, at: at, minimum: 0)
+            case "sha256": soundtrack.sha256 = sha256(value, at: at)
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["src"], in: members, at: path)
+        if field("duckVolume", members) != nil {
+            if soundtrack.itemSound != .duck {
+                warning(path + ".duckVolume", "only used when itemSound is duck (it is \(soundtrack.itemSound.rawValue))")
+            } else if soundtrack.duckVolume >= soundtrack.volume {
+                warning(path + ".duckVolume", "\(soundtrack.duckVolume) is not below volume \(soundtrack.volume): "
+                        + "the soundtrack is not lowered under items with sound")
+            }
+        }
+        return soundtrack
     }
 
     // MARK: Typed readers: each returns the value, or records why not and returns nil.
