@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 @testable import Media
 
 /// `MediaFile.seek(to:)` lands on the frame on screen at the target, in containers with and without
@@ -100,7 +101,7 @@ struct MediaSeekTests {
     }
 
     @Test("video-demo.mpeg (MPEG-1 in MPEG-PS) and video-demo.mp4: seeks land on the frame at the target",
-          .enabled(if: Fixtures.hasRealMedia, "real media folder absent (set VITRINE_REAL_MEDIA)"),
+          .enabled(if: RealMedia.available, RealMedia.absent),
           arguments: ["video-demo.mpeg", "video-demo.mp4"])
     func realSeeks(name: String) throws {
         try Self.check(Fixtures.real(name), targets: [4.14, 20.3, 1.0, 47.5], numbered: false)

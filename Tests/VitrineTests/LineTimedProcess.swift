@@ -105,12 +105,3 @@ final class LineTimedProcess: @unchecked Sendable {
         return (status, p.text(.standardOutput), p.text(.standardError))
     }
 }
-
-extension CLITests {
-    /// `ffprobe` with `arguments`; its standard output. Throws when it fails.
-    static func ffprobe(_ arguments: [String]) throws -> String {
-        let r = try LineTimedProcess.run("/usr/bin/ffprobe", arguments)
-        guard r.status == 0 else { throw HarnessError(description: "ffprobe \(arguments.joined(separator: " ")): \(r.err)") }
-        return r.out + "\n"
-    }
-}

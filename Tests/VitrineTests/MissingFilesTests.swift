@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 
 /// `vitrine run` on a catalog that starts with 12 missing files and then one good 2 s clip, on the
 /// headless output in real time (the default without `--record` or `--snapshot-at`): the binary is
 /// run as a child process and its standard output and error are read as they come.
 @Suite("Missing files at the start of a catalog", .serialized,
-       .enabled(if: CLITests.available, "no vitrine binary next to the tests (run swift build)"))
+       .enabled(if: VitrineBinary.available, VitrineBinary.absent))
 struct MissingFilesTests {
     /// A catalog folder: `m0`…`m<missing-1>` name files that do not exist, then `good`, a 2 s 320x180
     /// red clip with a tone.
@@ -21,7 +22,7 @@ struct MissingFilesTests {
     }
 
     static func run(_ dir: String, duration: Double) throws -> LineTimedProcess {
-        try LineTimedProcess(CLITests.binary, ["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
+        try LineTimedProcess(VitrineBinary.path, ["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
     }
 
     @Test("12 missing files are skipped in under 1 s in all, and --duration 2 then ends the run on time")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 import Media
 @testable import Vitrine
 import VitrineCore
@@ -28,7 +29,7 @@ struct ClipTruth {
             }
             pts.append(v.pts)
         }
-        let types = try CLITests.ffprobe(["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame",
+        let types = try Subprocess.output("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame",
                                           "-of", "csv=p=0", path])
             .split(separator: "\n").compactMap { $0.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } }
             .filter { !$0.isEmpty }   // blank lines are side data
@@ -151,10 +152,10 @@ struct SeekTests {
     }
 
     @Test("video-demo.mpeg (MPEG-1 in MPEG-PS, 24 fps): a cue-point seek shows the target's picture within two vblanks and counts the frames passed over",
-          .enabled(if: Harness.hasRealMedia, "real media folder absent (set VITRINE_REAL_MEDIA)"),
+          .enabled(if: RealMedia.available, RealMedia.absent),
           arguments: [4.14, 20.3])
     func realMPEGPSSeek(target: Double) throws {
-        let clip = Harness.realMedia + "/video-demo.mpeg"
+        let clip = RealMedia.folder + "/video-demo.mpeg"
         let truth = try ClipTruth(clip, keep: (target - 1)...(target + 1))
         let want = truth.index(at: target)
         let run = try Self.playAndSeek(clip, width: 176, height: 144, target: target) { t in

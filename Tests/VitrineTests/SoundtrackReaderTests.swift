@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 import Media
 @testable import Vitrine
 
@@ -94,9 +95,9 @@ struct SoundtrackReaderTests {
     }
 
     @Test("real files: audio-demo.opus (48 kHz) loops sample for sample; audio-demo.mp3 (44.1 kHz) gives each pass the length of one decode and resampling",
-          .enabled(if: Harness.hasRealMedia, "real media folder absent (set VITRINE_REAL_MEDIA)"))
+          .enabled(if: RealMedia.available, RealMedia.absent))
     func realFiles() throws {
-        let opus = Harness.realMedia + "/audio-demo.opus"
+        let opus = RealMedia.folder + "/audio-demo.opus"
         let pass = try Self.onePass(opus, Self.stereo48k)
         let frames = pass.count / 2
         let reader = try SoundtrackReader(path: opus, format: Self.stereo48k)
@@ -108,7 +109,7 @@ struct SoundtrackReaderTests {
         // 44.1 kHz → 48 kHz: the resampler holds a few frames when a pass ends, and they come out at
         // the start of the next; so the first loop point is one decode without the resampler's
         // flush, and each pass after it one decode with it.
-        let mp3 = Harness.realMedia + "/audio-demo.mp3"
+        let mp3 = RealMedia.folder + "/audio-demo.mp3"
         let file = try MediaFile(path: mp3, video: false)
         let resampler = Resampler(outputRate: 48000, outputChannels: 2)
         var unflushed = 0
