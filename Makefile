@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_RELEASE := .build/release/vitrine
 DEMO_DIR := demo-out
 
-.PHONY: all setup build release demo test bench vm-test clean
+.PHONY: all setup build release demo test bench fuzz vm-test man clean
 
 all: build
 
@@ -35,8 +35,19 @@ test: build
 bench: release
 	@tools/bench
 
+# libFuzzer with AddressSanitizer on the demux/decode path and the manifest reader, FUZZ_SECONDS
+# (default 120) each; the corpus is kept in .build/fuzz/corpus. See docs/fuzzing.md.
+fuzz: setup
+	@tools/fuzz
+
 vm-test: setup
 	@tools/vm-test
+
+# The manual page, from docs/vitrine.1.scd (the image installs it as `man vitrine`).
+man: setup
+	@mkdir -p .build/man
+	scdoc < docs/vitrine.1.scd > .build/man/vitrine.1
+	@echo "read it with: man -l .build/man/vitrine.1"
 
 clean:
 	rm -rf .build $(DEMO_DIR) bench-out

@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
-        // the fault-injection seam of the tests (debug builds) and the monotonic clock.
+        // the fault-injection seam of the tests (debug builds), the monotonic clock and the wall clock.
         .target(name: "SystemSupport"),
 
         // Swift bindings: the only modules that touch C.
@@ -44,8 +44,9 @@ let package = Package(
         // POSIX file calls (open, read, write, fsync, rename, flock, statvfs, atomic writes) and the
         // process identity, with typed errors.
         .target(name: "FileIO", dependencies: ["CFileIO", "SystemSupport"]),
-        // The event loop: epoll, timerfd, eventfd and signalfd through Glibc, one thread per loop.
-        .target(name: "RunLoop", dependencies: ["CRunLoop", "FileIO"]),
+        // The event loop: epoll, timerfd, eventfd and signalfd through Glibc and SystemSupport's
+        // gateway, one thread per loop.
+        .target(name: "RunLoop", dependencies: ["CRunLoop", "SystemSupport"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -57,25 +58,36 @@ let package = Package(
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
                                                 "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "SystemSupport"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "RunLoop", "Inotify"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
         // An event loop with one timer or one signal handler: its idle CPU is measured with
         // /usr/bin/time, and RunLoopTests send it a process-directed SIGHUP.
         .executableTarget(name: "runloop-probe", dependencies: ["RunLoop"]),
+        // libFuzzer targets (tools/fuzz builds them with -sanitize=fuzzer,address -D FUZZING; a plain
+        // build makes replay tools that run saved inputs once). See docs/fuzzing.md.
+        .systemLibrary(name: "CFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer"]),
+        .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
+        .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
+        // For the tests only: one subprocess runner (stdout and stderr drained at once), and where the
+        // vitrine binary and the real media corpus are.
+        .target(name: "VitrineTestSupport", path: "Tests/VitrineTestSupport"),
+
+        .testTarget(name: "VitrineTestSupportTests", dependencies: ["VitrineTestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"]),
+        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"]),
         .testTarget(name: "KMSTests", dependencies: ["KMS"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "VitrineTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "runloop-probe"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport"]),
+        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "runloop-probe"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport"]),
     ]
 )

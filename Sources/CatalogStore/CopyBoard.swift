@@ -6,7 +6,8 @@ import SystemSupport
 import VitrineCore
 
 /// Hands files to the copy workers (largest first), adds up their progress and keeps the first failure.
-/// Every member is guarded by `condition`; workers wake the importing thread through it.
+/// Every member is guarded by `condition`; workers signal it after each chunk and when they end, and
+/// the importing thread, once out of files itself, sleeps on it until then (it never polls).
 // @unchecked: the `let`s are immutable and every `var` is read and written only under `condition`.
 final class CopyBoard: @unchecked Sendable {
     let files: [StickFile]
@@ -21,6 +22,7 @@ final class CopyBoard: @unchecked Sendable {
     private(set) var failure: StickImport.Stop?
     private var mismatches: [(index: Int, problem: ImportProblem)] = []
     private var running = 0
+    /// Bytes were added, or a worker ended, since the importing thread last looked.
     private var changed = false
 
     init(files: [StickFile], sources: [String: String], staging: String) {
@@ -42,7 +44,8 @@ final class CopyBoard: @unchecked Sendable {
     var stopped: Bool { locked { failure != nil } }
 
     /// Runs the copy with `workers` threads: the calling thread is one of them; `report` is called on
-    /// it after each of its chunks and, once it has no more files, every 100 ms until the others finish.
+    /// it after each of its chunks and, once it has no more files, after each chunk another worker
+    /// copies, until the others finish.
     func run(workers: Int, report: () -> Void) {
         locked { running = workers }
         for _ in 1..<max(1, workers) {
@@ -53,13 +56,19 @@ final class CopyBoard: @unchecked Sendable {
         work(report: report)
         condition.lock()
         while running > 0 {
+            while !changed { condition.wait() }
             changed = false
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
             condition.unlock()
-            report()
+            report()  // Outside the lock: it reads `totals`.
             condition.lock()
         }
         condition.unlock()
+    }
+
+    /// Marks a change for the importing thread and wakes it. Under `condition`.
+    private func signalChange() {
+        changed = true
+        condition.broadcast()
     }
 
     /// One worker: takes files until none is left or something failed.
@@ -76,7 +85,7 @@ final class CopyBoard: @unchecked Sendable {
             do {
                 let digest = try copier.copy(from: sources[file.path]!, to: staging + "/" + file.path,
                                              expectedSize: file.size, shouldStop: { stopped }) { added in
-                    locked { bytesDone += added }
+                    locked { bytesDone += added; signalChange() }
                     report()
                 }
                 locked {
@@ -92,10 +101,7 @@ final class CopyBoard: @unchecked Sendable {
                 break
             }
         }
-        condition.lock()
-        running -= 1
-        condition.broadcast()
-        condition.unlock()
+        locked { running -= 1; signalChange() }
     }
 
     private func take() -> Int? {

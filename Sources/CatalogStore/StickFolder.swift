@@ -35,10 +35,12 @@ struct StickFolder: Sendable {
     }
 
     /// Resolves `relative` (already checked by `StickPath`): it must exist, lead (through any symbolic
-    /// links) to a regular file inside `vitrine/` that is not hidden.
+    /// links) to a regular file inside `vitrine/` that is not hidden. A name the manifest spells in
+    /// NFC is found in NFD (a stick written by a Mac) and the other way round (`FileNames`); the
+    /// import copies it under the manifest's spelling.
     /// - Returns: the file, or the problem's kind and reason.
     func resolve(_ relative: String) -> Result<Resolved, ResolveProblem> {
-        let full = realRoot + "/" + relative
+        let full = FileNames.path(relative, in: realRoot)
         let real: String
         do { real = try FileSystem.realPath(full) } catch {
             switch error.errno {

@@ -3,6 +3,7 @@ internal import CAVUtil
 /// A decoded video picture in its native pixel format (usually YUV 4:2:0), owned by this object.
 ///
 /// Times are in seconds from the start of the file (the container's `start_time` is subtracted).
+// @unchecked: immutable once decoded (`let`s and an AVFrame nothing writes again); threads only read its picture.
 public final class VideoFrame: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
     /// Presentation time in seconds from the start of the media.
@@ -38,6 +39,7 @@ public final class VideoFrame: @unchecked Sendable {
 }
 
 /// A decoded block of audio in its native sample format, owned by this object.
+// @unchecked: immutable once decoded (`let`s and an AVFrame nothing writes again); threads only read its samples.
 public final class AudioFrame: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
     /// Presentation time in seconds from the start of the media.

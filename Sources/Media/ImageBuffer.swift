@@ -155,6 +155,7 @@ public struct PixelTarget {
 
 /// An owned XRGB8888 image in memory (bytes B, G, R, X), rows `stride` bytes apart, 64-byte aligned.
 /// The headless output presents into these, and snapshots and recordings read them.
+// @unchecked: the sizes are `let`s; the pixels are raw memory that only the thread owning the image at the time reads or writes.
 public final class ImageBuffer: @unchecked Sendable {
     public let width: Int
     public let height: Int

@@ -30,6 +30,21 @@ public struct AudioStreamInfo: Sendable, Equatable {
     public var codecName: String
 }
 
+/// What `MediaFile.seek(to:)` did to reach its target.
+public struct SeekResult: Sendable, Equatable {
+    /// PTS in seconds of the frame decoding restarted from (a key frame at or before the target);
+    /// nil without video, or past the last frame.
+    public var keyFrameTime: Double?
+    /// Video frames decoded from that key frame and discarded: each ends at or before the target.
+    public var framesSkipped: Int
+    /// `avformat_seek_file` calls made: 1 where the container's index lands on the key frame.
+    public var demuxerSeeks: Int
+
+    public init(keyFrameTime: Double?, framesSkipped: Int, demuxerSeeks: Int) {
+        self.keyFrameTime = keyFrameTime; self.framesSkipped = framesSkipped; self.demuxerSeeks = demuxerSeeks
+    }
+}
+
 /// One decoded unit from `MediaFile.read()`.
 public enum DecodedFrame: Sendable {
     case video(VideoFrame)
@@ -42,6 +57,7 @@ public enum DecodedFrame: Sendable {
 /// Timestamps are rebased so the file starts at 0 s. A `MediaFile` is used from one thread at a time.
 /// Source: the `avformat_open_input` → `av_read_frame` → `avcodec_send_packet`/`avcodec_receive_frame`
 /// loop of ffplay.c, on one thread.
+// @unchecked: every read mutates libavformat/libavcodec state; one thread at a time uses it (its decoder thread), never two.
 public final class MediaFile: @unchecked Sendable {
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
@@ -50,6 +66,12 @@ public final class MediaFile: @unchecked Sendable {
     private var audioDecoder: StreamDecoder?
     private var startTime: Double = 0
     private var inputEnded = false
+    /// Frames `seek(to:)` decoded at or after its target, handed out by `read()` first.
+    private var pending: [DecodedFrame] = []
+    /// After a seek: audio that ends at or before this item time is dropped, until a block passes it.
+    private var audioFloor: Double?
+    /// Whether the last video frame made had a timestamp of its own (else it continues the sequence).
+    private var lastVideoFrameStamped = false
 
     /// The path given to `init`.
     public let path: String
@@ -65,6 +87,8 @@ public final class MediaFile: @unchecked Sendable {
     public private(set) var corruptPackets = 0
     /// The error that ended demuxing early (for example a truncated file), if any.
     public private(set) var readError: AVError?
+    /// The chosen video or audio stream whose decoder could not be opened, with why; the file plays without it.
+    public private(set) var undecodableStreams: [UndecodableStream] = []
 
     /// Opens `path` and the decoders for its best video and audio streams.
     /// - Parameters:
@@ -102,21 +126,26 @@ public final class MediaFile: @unchecked Sendable {
 
         var v: StreamDecoder? = nil
         var a: StreamDecoder? = nil
-        var firstError: AVError? = nil
+        var undecodable: [UndecodableStream] = []
         if wantVideo {
             let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
             if idx >= 0 {
-                do { v = try StreamDecoder(format: fmt, index: idx, threads: threads) } catch { firstError = error }
+                do { v = try StreamDecoder(format: fmt, index: idx, threads: threads) } catch {
+                    undecodable.append(UndecodableStream(.video, format: fmt, index: idx, error: error))
+                }
             }
         }
         if wantAudio {
             let idx = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, v.map { Int32($0.index) } ?? -1, nil, 0)
             if idx >= 0 {
-                do { a = try StreamDecoder(format: fmt, index: idx, threads: 1) } catch { firstError = firstError ?? error }
+                do { a = try StreamDecoder(format: fmt, index: idx, threads: 1) } catch {
+                    undecodable.append(UndecodableStream(.audio, format: fmt, index: idx, error: error))
+                }
             }
         }
         videoDecoder = v
         audioDecoder = a
+        undecodableStreams = undecodable
         if let v {
             let st = fmt.pointee.streams[v.index]!
             let cp = st.pointee.codecpar!
@@ -143,7 +172,7 @@ public final class MediaFile: @unchecked Sendable {
         isStillImage = video != nil && audio == nil
             && (name.hasPrefix("image2") || name.hasSuffix("_pipe") || name == "png" || name == "mjpeg")
         if v == nil && a == nil {
-            throw firstError ?? AVError(operation: "av_find_best_stream", message: "no audio or video stream")
+            throw undecodable.first?.error ?? AVError(operation: "av_find_best_stream", message: "no audio or video stream")
         }
     }
 
@@ -167,8 +196,23 @@ public final class MediaFile: @unchecked Sendable {
     ///
     /// Corrupt packets are counted in `corruptPackets` and skipped. A demuxer error other than end of
     /// file ends the stream (it is kept in `readError`) so a truncated file plays up to its damage.
+    /// After `seek(to:)`, the frames it decoded at or after its target come first.
     /// - Throws: `AVError` only for a decoder failure that is not invalid data.
     public func read() throws(AVError) -> DecodedFrame? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        while true {
+            guard let f = try decodeNext() else { return nil }
+            // After a seek, audio stored behind the video (MPEG-PS interleaves it up to a second late)
+            // still arrives from before the target: drop it until the sound reaches the target.
+            if case .audio(let a) = f, let floor = audioFloor {
+                if a.pts + a.duration <= floor { continue }
+                audioFloor = nil
+            }
+            return f
+        }
+    }
+
+    private func decodeNext() throws(AVError) -> DecodedFrame? {
         while true {
             if let v = videoDecoder, !v.drained, try receive(v) { return .video(makeVideoFrame(v)) }
             if let a = audioDecoder, !a.drained, try receive(a) { return .audio(makeAudioFrame(a)) }
@@ -185,19 +229,142 @@ public final class MediaFile: @unchecked Sendable {
         }
     }
 
-    /// Seeks so the next frames start at or before `seconds` (a key frame), and flushes the decoders.
-    /// - Throws: `AVError` from `avformat_seek_file`.
-    /// The corresponding C function is `avformat_seek_file`.
-    public func seek(to seconds: Double) throws(AVError) {
+    /// Seeks so that the next video frame `read()` returns is the one on screen at `seconds` (its PTS
+    /// at or before the target, its end after it), and the audio starts with the block that plays at
+    /// the target. Decoding restarts from the last key frame at or before the target; the frames
+    /// between it and the target are decoded and discarded (`SeekResult.framesSkipped`).
+    ///
+    /// Containers with an index (MP4, Matroska, AVI…) land on that key frame at once. MPEG-PS and
+    /// MPEG-TS have none: FFmpeg searches their timestamps (`ff_gen_search` over `read_timestamp`) and
+    /// lands on the packet with the nearest earlier DTS, usually a P or B picture, so the decoder
+    /// shows nothing until the next I picture, up to a GOP after the target (an open GOP's leading B
+    /// pictures cannot be decoded at all from there). So before decoding, seek points are tried by
+    /// reading packets only (the first key-frame packet after each): 0.5 s back, then doubling, until
+    /// one lands at or before the target, then narrowed to one frame period, so decoding starts from
+    /// the key frame nearest the target. A demuxer that flags no key frames is probed by decoding.
+    /// A still picture or an audio-only file takes one demuxer seek (audio is cut by its caller).
+    /// - Parameter seconds: item time, seconds from the start of the file (clamped at 0).
+    /// - Returns: where decoding restarted and what was passed over.
+    /// - Throws: `AVError` from `avformat_seek_file`, `av_read_frame` or decoding.
+    /// The corresponding C function is `avformat_seek_file` (backward: `min_ts` INT64_MIN, `max_ts` the target).
+    @discardableResult
+    public func seek(to seconds: Double) throws(AVError) -> SeekResult {
+        pending.removeAll()
+        let target = max(0, seconds)
+        audioFloor = target
+        guard let video = videoDecoder, !isStillImage else {
+            try seekDemuxer(to: target)
+            return SeekResult(keyFrameTime: nil, framesSkipped: 0, demuxerSeeks: 1)
+        }
+        let period = frameInterval
+        var seeks = 0
+        // Whether decoding from a demuxer seek to `t` reaches the target: its first key frame is at or
+        // before it, or there is nowhere further back to go.
+        func lands(_ t: Double) throws(AVError) -> Bool {
+            if t <= 0 { return true }
+            seeks += 1
+            try seekDemuxer(to: t)
+            var key = try firstKeyPacket(of: video, target: target)
+            if case .unknown = key {
+                seeks += 1
+                try seekDemuxer(to: t)
+                key = try firstStampedFrame()
+            }
+            if case .at(let k) = key { return k <= target + 1e-6 }
+            return false
+        }
+        var good = target
+        if !(try lands(target)) {
+            var bad = target
+            var back = max(0.5, 2 * period)
+            while true {
+                let t = max(0, target - back)
+                if try lands(t) { good = t; break }
+                bad = t
+                back *= 2
+            }
+            // The latest seek point that still lands at or before the target, to one frame period.
+            while bad - good > period {
+                let mid = (good + bad) / 2
+                if try lands(mid) { good = mid } else { bad = mid }
+            }
+        }
+        // Decode forward from the key frame to the frame on screen at the target. Pictures before the
+        // first one with a timestamp of its own (broken leading pictures) have no known time: skipped.
+        seeks += 1
+        try seekDemuxer(to: good)
+        var kept: [DecodedFrame] = []
+        var skipped = 0
+        var key: Double?
+        decoding: while let f = try decodeNext() {
+            switch f {
+            case .video(let v):
+                if key == nil && lastVideoFrameStamped { key = v.pts }
+                if key != nil && v.pts + v.duration > target + 1e-6 { kept.append(f); break decoding }
+                skipped += 1
+            case .audio(let a):
+                if a.pts + a.duration > target { kept.append(f) }
+            }
+        }
+        pending = kept
+        return SeekResult(keyFrameTime: key, framesSkipped: skipped, demuxerSeeks: seeks)
+    }
+
+    /// The first key frame after a demuxer seek, as `seek(to:)` probes for it.
+    private enum KeyFrameScan { case at(Double), end, unknown }
+
+    /// Reads packets (no decoding) to the first key-frame packet of `video`: its PTS. A key frame
+    /// stored without a PTS (MPEG-PS muxers often give I pictures only a DTS) is shown no earlier than
+    /// its DTS, which answers when that is after `target`; otherwise, and when 600 of its packets
+    /// carry no key flag (a demuxer without a parser's flags), the answer is `.unknown`.
+    private func firstKeyPacket(of video: StreamDecoder, target: Double) throws(AVError) -> KeyFrameScan {
+        guard let fmt = format else { return .end }
+        var seen = 0
+        while seen < 600 {
+            let r = av_read_frame(fmt, packet)
+            if r == averrorEAGAIN { continue }
+            if r < 0 { return r == averrorEOF ? .end : .unknown }
+            defer { av_packet_unref(packet) }
+            guard Int(packet.pointee.stream_index) == video.index else { continue }
+            seen += 1
+            if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+                if let t = self.seconds(packet.pointee.pts, video) { return .at(t) }
+                if let d = self.seconds(packet.pointee.dts, video), d > target + 1e-6 { return .at(d) }
+                return .unknown
+            }
+        }
+        return .unknown
+    }
+
+    /// Decodes to the first video frame with a timestamp of its own: its time.
+    private func firstStampedFrame() throws(AVError) -> KeyFrameScan {
+        var frames = 0
+        while let f = try decodeNext() {
+            guard case .video(let v) = f else { continue }
+            if lastVideoFrameStamped { return .at(v.pts) }
+            frames += 1
+            if frames >= 300 { return .at(v.pts) }   // a stream without timestamps: its guess will do
+        }
+        return .end
+    }
+
+    /// One backward demuxer seek to item time `seconds`, then the decoders are flushed.
+    private func seekDemuxer(to seconds: Double) throws(AVError) {
         guard let fmt = format else { return }
         let ts = Int64((seconds + startTime) * Double(AV_TIME_BASE))
         try avCheck("avformat_seek_file", avformat_seek_file(fmt, -1, Int64.min, ts, ts, 0))
         for d in [videoDecoder, audioDecoder].compactMap({ $0 }) {
             avcodec_flush_buffers(d.context)
             d.drained = false
+            // Timestamps start again: a frame without one continues from the seek point.
+            d.lastPTS = -Double.infinity
+            d.nextPTS = seconds
         }
         inputEnded = false
     }
+
+    /// Seconds per video frame (1/25 when the stream states no rate).
+    private var frameInterval: Double { (video?.frameRate ?? 0) > 0 ? 1 / video!.frameRate : 1.0 / 25 }
 
     private func feed() throws(AVError) {
         guard let fmt = format else { inputEnded = true; return }
@@ -238,9 +405,10 @@ public final class MediaFile: @unchecked Sendable {
 
     private func makeVideoFrame(_ d: StreamDecoder) -> VideoFrame {
         let f = scratch.pointee
-        let frameInterval = (video?.frameRate ?? 0) > 0 ? 1 / video!.frameRate : 1.0 / 25
-        var pts = seconds(f.best_effort_timestamp, d) ?? d.nextPTS
+        let stamp = seconds(f.best_effort_timestamp, d)
+        var pts = stamp ?? d.nextPTS
         if pts < d.lastPTS { pts = d.nextPTS }      // non-monotonic stamps: continue the sequence
+        lastVideoFrameStamped = stamp != nil
         var dur = f.pkt_duration > 0 ? Double(f.pkt_duration) * d.timeBase : frameInterval
         if dur <= 0 || dur > 10 { dur = frameInterval }
         d.lastPTS = pts
@@ -279,19 +447,28 @@ final class StreamDecoder {
         guard let ctx = avcodec_alloc_context3(codec) else {
             throw AVError(operation: "avcodec_alloc_context3", code: vt_averror(ENOMEM))
         }
-        context = ctx
-        timeBase = Double(st.pointee.time_base.num) / Double(max(1, st.pointee.time_base.den))
-        do {
+        do throws(AVError) {
             try avCheck("avcodec_parameters_to_context", avcodec_parameters_to_context(ctx, par))
             ctx.pointee.pkt_timebase = st.pointee.time_base
             ctx.pointee.thread_count = Int32(threads)
-            ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-            try avCheck("avcodec_open2", avcodec_open2(ctx, codec, nil))
+            // FFmpeg 5.1's WebP decoder breaks under frame threads: a corrupt VP8 chunk ends in
+            // `av_assert0(frame->buf[0])` (decode.c), which aborts the process. A still needs none.
+            ctx.pointee.thread_type = par.pointee.codec_id == AV_CODEC_ID_WEBP ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+            let opened = avcodec_open2(ctx, codec, nil)
+            // Theora's decoder (vp3.c) returns a bare -1 for corrupt headers: av_strerror would say
+            // "Operation not permitted".
+            if opened == -1 { throw AVError(operation: "avcodec_open2", message: "corrupt codec headers") }
+            try avCheck("avcodec_open2", opened)
         } catch {
             var c: UnsafeMutablePointer<AVCodecContext>? = ctx
             avcodec_free_context(&c)
             throw error
         }
+        // Stored only once opened: an initializer that throws after every stored property is set
+        // still runs `deinit`, which would free the context a second time (a corrupt Vorbis setup
+        // header or Theora extradata made `avcodec_open2` fail, then `avcodec_close` crashed).
+        context = ctx
+        timeBase = Double(st.pointee.time_base.num) / Double(max(1, st.pointee.time_base.den))
     }
 
     deinit {

@@ -10,6 +10,7 @@ internal import CSwScale
 /// Video frames are stamped in ticks of 1/`frameRate` s (one per call); audio in samples.
 /// The corresponding C functions are `avformat_write_header`, `avcodec_send_frame` and
 /// `av_interleaved_write_frame`.
+// @unchecked: every write mutates the encoders and the muxer; one thread at a time writes (the recording thread), never two.
 public final class MediaWriter: @unchecked Sendable {
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var videoCodec: UnsafeMutablePointer<AVCodecContext>?

@@ -4,12 +4,18 @@ internal import CSwResample
 /// Converts decoded audio to one fixed output format: interleaved signed 16-bit samples at
 /// `outputRate` Hz with `outputChannels` channels. Downmixes (5.1 → stereo with FFmpeg's default
 /// matrix) and changes rate as needed. Rebuilds its `SwrContext` when the input format changes.
+/// Input rates outside `inputRates` are refused: `swr_init` builds a filter bank whose length grows
+/// with the input/output rate ratio (for a corrupt 1.16 GHz header it computed for 17 s, then failed
+/// to allocate the gigabytes it needed).
 /// The corresponding C function is `swr_convert`.
+// @unchecked: `convert` mutates the SwrContext; one owner calls it at a time (it may move between threads, never shared).
 public final class Resampler: @unchecked Sendable {
     /// Output sample rate in Hz.
     public let outputRate: Int
     /// Output channel count.
     public let outputChannels: Int
+    /// The input sample rates accepted, in Hz: from telephone-grade audio below 8 kHz to 768 kHz PCM.
+    public static let inputRates: ClosedRange<Int> = 1000...768_000
     private var swr: OpaquePointer?
     private var inputKey: (rate: Int32, format: Int32, layout: AVChannelLayout)?
 
@@ -22,7 +28,8 @@ public final class Resampler: @unchecked Sendable {
 
     /// Converts one frame; returns `frames × outputChannels` interleaved samples (may be empty while
     /// the resampler fills its filter delay).
-    /// - Throws: `AVError` from `swr_alloc_set_opts2`, `swr_init` or `swr_convert`.
+    /// - Throws: `AVError` from `swr_alloc_set_opts2`, `swr_init` or `swr_convert`, or (operation
+    ///   `swr_init`) for a sample rate outside `inputRates`.
     public func convert(_ audio: AudioFrame) throws(AVError) -> [Int16] {
         let f = audio.frame
         try configure(for: f)
@@ -61,6 +68,9 @@ public final class Resampler: @unchecked Sendable {
         }
         if let k = inputKey, k.rate == rate, k.format == fmt, av_channel_layout_compare(&inputKey!.layout, &layout) == 0 {
             return
+        }
+        guard Self.inputRates.contains(Int(rate)) else {
+            throw AVError(operation: "swr_init", message: "sample rate \(rate) Hz is outside \(Self.inputRates.lowerBound)–\(Self.inputRates.upperBound) Hz")
         }
         swr_free(&swr)
         var outLayout = AVChannelLayout()

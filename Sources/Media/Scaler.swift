@@ -5,6 +5,7 @@ internal import CSwScale
 /// (`vt_pix_fmt_bgra()`: bytes B, G, R, A in memory, alpha 0xFF) and scales it into a rectangle of a
 /// `PixelTarget` in one pass. Caches its `SwsContext` across frames of the same shape.
 /// The corresponding C functions are `sws_getCachedContext` and `sws_scale`.
+// @unchecked: `scale` mutates the cached SwsContext; one owner calls it at a time (it may move between threads, never shared).
 public final class Scaler: @unchecked Sendable {
     private var context: OpaquePointer?
     /// `SWS_BILINEAR` by default; `SWS_FAST_BILINEAR` is faster and softer.

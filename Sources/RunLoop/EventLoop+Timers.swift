@@ -1,16 +1,19 @@
 // Timers: scheduling, firing in deadline order, and keeping the two timerfds armed at the
 // earliest deadline of each clock. The manual clock runs the same code without the timerfds.
 internal import CRunLoop
+import SystemSupport
 
 extension EventLoop {
     /// Now on `CLOCK_MONOTONIC` (on a manual clock: the time tests advanced to).
     /// The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
-    public var now: Deadline { Deadline(nanoseconds: isManual ? manualNow : KernelClock.monotonic()) }
+    public var now: Deadline {
+        Deadline(nanoseconds: isManual ? manualNow : Int64(bitPattern: MonotonicClock.nanoseconds()))
+    }
 
     /// Now on the wall clock, `CLOCK_REALTIME` (on a manual clock: the time tests set).
     /// The corresponding C function is `clock_gettime(CLOCK_REALTIME)`.
     public var wallClockNow: WallClockTime {
-        WallClockTime(nanosecondsSinceEpoch: isManual ? manualWall : KernelClock.realtime())
+        WallClockTime(nanosecondsSinceEpoch: isManual ? manualWall : WallClock.nanosecondsSinceEpoch())
     }
 
     // MARK: - Scheduling

@@ -1,5 +1,5 @@
 // The event loop: one thread, one epoll descriptor, every source of work registered on it.
-import FileIO
+import SystemSupport
 internal import CRunLoop
 #if canImport(Glibc)
 internal import Glibc

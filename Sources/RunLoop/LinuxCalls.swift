@@ -1,7 +1,9 @@
 // The Linux calls of the loop, one caseless enum per kernel object: epoll(7), timerfd_create(2),
-// eventfd(2), signalfd(2). Every call goes through `Syscall`. Descriptors are always created
-// non-blocking and close-on-exec.
+// eventfd(2), signalfd(2). Every call goes through `Syscall` (SystemSupport's gateway: EINTR,
+// bugs, and the fault seam in debug builds). Descriptors are always created non-blocking and
+// close-on-exec.
 internal import CRunLoop
+import SystemSupport
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -15,7 +17,7 @@ enum Epoll {
 
     /// The corresponding C function is `epoll_create1(EPOLL_CLOEXEC)`.
     static func create() throws(RunLoopError) -> Int32 {
-        try Syscall.check("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        try Syscall.check(SystemCall("epoll_create1")) { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     }
 
     /// Starts watching `fd` (level-triggered) for `events`; `data` comes back with each event.
@@ -24,7 +26,7 @@ enum Epoll {
         var event = epoll_event()
         event.events = events
         event.data.u64 = data
-        try Syscall.check("epoll_ctl(ADD, fd \(fd))") { epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) }
+        try Syscall.check(SystemCall("epoll_ctl", "ADD, fd \(fd)")) { epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) }
     }
 
     /// The corresponding C function is `epoll_ctl(EPOLL_CTL_MOD)`.
@@ -32,7 +34,7 @@ enum Epoll {
         var event = epoll_event()
         event.events = events
         event.data.u64 = data
-        try Syscall.check("epoll_ctl(MOD, fd \(fd))") { epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) }
+        try Syscall.check(SystemCall("epoll_ctl", "MOD, fd \(fd)")) { epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) }
     }
 
     /// Stops watching `fd`. It must still be open: `ENOENT` here means the descriptor was closed
@@ -41,7 +43,7 @@ enum Epoll {
     static func remove(epoll: Int32, fd: Int32) {
         var event = epoll_event()
         do {
-            try Syscall.check("epoll_ctl(DEL, fd \(fd))") { epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event) }
+            try Syscall.check(SystemCall("epoll_ctl", "DEL, fd \(fd)")) { epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event) }
         } catch {
             preconditionFailure("\(error): a descriptor was closed before its registration was cancelled")
         }
@@ -54,18 +56,20 @@ enum Epoll {
     /// The corresponding C function is `epoll_wait`.
     static func wait(epoll: Int32, events: UnsafeMutablePointer<epoll_event>, capacity: Int32,
                      timeout: Int32) throws(RunLoopError) -> Int {
-        let count = epoll_wait(epoll, events, capacity, timeout)
-        if count >= 0 { return Int(count) }
-        let code = errno
-        if code == EINTR { return 0 }
-        throw Syscall.failure("epoll_wait", code)
+        do throws(RunLoopError) {
+            return Int(try Syscall.check(SystemCall("epoll_wait"), retryOnInterrupt: false) {
+                epoll_wait(epoll, events, capacity, timeout)
+            })
+        } catch where error.errno == .interrupted {
+            return 0
+        }
     }
 }
 
 enum TimerFd {
     /// The corresponding C function is `timerfd_create(clock, TFD_NONBLOCK | TFD_CLOEXEC)`.
     static func create(clock: clockid_t) throws(RunLoopError) -> Int32 {
-        try Syscall.check("timerfd_create(\(clock == CLOCK_REALTIME ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC"))") {
+        try Syscall.check(SystemCall("timerfd_create", clock == CLOCK_REALTIME ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC")) {
             timerfd_create(clock, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         }
     }
@@ -86,13 +90,12 @@ enum TimerFd {
             value.it_value = timespec(tv_sec: Int(clamped / 1_000_000_000), tv_nsec: Int(clamped % 1_000_000_000))
         }
         let flags = Int32(TFD_TIMER_ABSTIME) | (cancelOnSet ? Int32(TFD_TIMER_CANCEL_ON_SET) : 0)
-        while timerfd_settime(fd, flags, &value, nil) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == ECANCELED { return true }
-            throw Syscall.failure("timerfd_settime(fd \(fd))", code)
+        do throws(RunLoopError) {
+            try Syscall.check(SystemCall("timerfd_settime", "fd \(fd)")) { timerfd_settime(fd, flags, &value, nil) }
+            return false
+        } catch where error.errno == .canceled {
+            return true
         }
-        return false
     }
 
     /// What reading a timerfd found.
@@ -108,22 +111,20 @@ enum TimerFd {
     /// The corresponding C function is `read` of a `uint64_t` expiration count.
     static func read(_ fd: Int32) throws(RunLoopError) -> Reading {
         var count: UInt64 = 0
-        while true {
-            let n = Glibc.read(fd, &count, MemoryLayout<UInt64>.size)
-            if n == MemoryLayout<UInt64>.size { return .expired(count) }
-            let code = errno
-            if n >= 0 || code == EAGAIN { return .none }
-            if code == EINTR { continue }
-            if code == ECANCELED { return .clockChanged }
-            throw Syscall.failure("read(timerfd \(fd))", code)
+        let n: Int?
+        do throws(RunLoopError) {
+            n = try Syscall.transfer(SystemCall("read", "timerfd \(fd)")) { Glibc.read(fd, &count, MemoryLayout<UInt64>.size) }
+        } catch where error.errno == .canceled {
+            return .clockChanged
         }
+        return n == MemoryLayout<UInt64>.size ? .expired(count) : .none
     }
 }
 
 enum EventFd {
     /// The corresponding C function is `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`.
     static func create() throws(RunLoopError) -> Int32 {
-        try Syscall.check("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        try Syscall.check(SystemCall("eventfd")) { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
     }
 
     /// Adds 1 to the counter, making `fd` readable. Cannot fail: the counter only overflows after
@@ -131,20 +132,20 @@ enum EventFd {
     /// The corresponding C function is `write` of a `uint64_t`.
     static func signal(_ fd: Int32) {
         var one: UInt64 = 1
-        transferCounter("write(eventfd \(fd))") { Glibc.write(fd, &one, MemoryLayout<UInt64>.size) }
+        transferCounter(SystemCall("write", "eventfd \(fd)")) { Glibc.write(fd, &one, MemoryLayout<UInt64>.size) }
     }
 
     /// Resets the counter to 0 (`fd` is no longer readable).
     /// The corresponding C function is `read` of a `uint64_t`.
     static func reset(_ fd: Int32) {
         var value: UInt64 = 0
-        transferCounter("read(eventfd \(fd))") { Glibc.read(fd, &value, MemoryLayout<UInt64>.size) }
+        transferCounter(SystemCall("read", "eventfd \(fd)")) { Glibc.read(fd, &value, MemoryLayout<UInt64>.size) }
     }
 
     /// Reads or writes the counter; on our own non-blocking eventfd only a bug can make that fail.
-    private static func transferCounter(_ operation: @autoclosure () -> String, _ body: () -> Int) {
+    private static func transferCounter(_ call: @autoclosure () -> SystemCall, _ body: () -> Int) {
         do {
-            _ = try Syscall.transfer(operation(), body)
+            _ = try Syscall.transfer(call(), body)
         } catch {
             preconditionFailure("\(error)")
         }
@@ -158,7 +159,7 @@ enum SignalFd {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
-        return try Syscall.check("signalfd") { signalfd(fd, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+        return try Syscall.check(SystemCall("signalfd")) { signalfd(fd, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
     }
 
     /// Takes the signals waiting for the calling thread and the process, oldest first.
@@ -167,7 +168,7 @@ enum SignalFd {
         var signals: [Int32] = []
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
-        while let n = try Syscall.transfer("read(signalfd \(fd))", { Glibc.read(fd, &info, size) }), n == size {
+        while let n = try Syscall.transfer(SystemCall("read", "signalfd \(fd)"), { Glibc.read(fd, &info, size) }), n == size {
             signals.append(Int32(bitPattern: info.ssi_signo))
         }
         return signals
@@ -176,21 +177,10 @@ enum SignalFd {
 
 enum Descriptor {
     /// Closes a descriptor this module owns. Not retried on `EINTR` (Linux frees the descriptor
-    /// even then); no other error is possible for epoll, timer, event and signal descriptors.
+    /// even then); no other error is possible for epoll, timer, event and signal descriptors
+    /// (`EBADF` stops the program in the gateway).
     /// The corresponding C function is `close`.
     static func close(_ fd: Int32) {
-        if Glibc.close(fd) == -1 && errno != EINTR { _ = Syscall.failure("close(fd \(fd))", errno) }
-    }
-}
-
-/// Now on a kernel clock, in nanoseconds. The corresponding C function is `clock_gettime`.
-enum KernelClock {
-    static func monotonic() -> Int64 { read(CLOCK_MONOTONIC) }
-    static func realtime() -> Int64 { read(CLOCK_REALTIME) }
-
-    private static func read(_ clock: clockid_t) -> Int64 {
-        var now = timespec()
-        clock_gettime(clock, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        _ = try? Syscall.check(SystemCall("close", "fd \(fd)"), retryOnInterrupt: false) { Glibc.close(fd) }
     }
 }

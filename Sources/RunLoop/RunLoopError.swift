@@ -1,5 +1,6 @@
 // The one error type of the RunLoop module.
-import FileIO
+// `Errno` comes from SystemSupport, re-exported so `import RunLoop` is enough to name it.
+@_exported import SystemSupport
 
 /// A failed event-loop call: the C function (with the descriptor it was about) and the `errno` it
 /// reported.
@@ -7,7 +8,8 @@ import FileIO
 /// Only the environment causes these: running out of descriptors (`EMFILE`, `ENFILE`) or memory
 /// (`ENOMEM`) when the loop creates its epoll, timerfd, eventfd or signalfd descriptors, or a
 /// descriptor that epoll cannot watch (`EPERM` for a regular file). Misuse (`EBADF`, `EFAULT`, a
-/// descriptor registered twice) stops the program instead.
+/// descriptor registered twice) stops the program instead. In debug builds a test's `FaultPlan`
+/// can make any of these calls fail (`SystemCall("epoll_ctl", "ADD, fd 9")`).
 ///
 /// `description` reads `epoll_ctl(ADD, fd 9): Operation not permitted (EPERM)`.
 public struct RunLoopError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,45 +1,38 @@
-// The single gateway between this module and the kernel: EINTR is retried here, EBADF and EFAULT
-// stop the program here, every other failure becomes a `RunLoopError`.
-import FileIO
-#if canImport(Glibc)
-internal import Glibc
-#endif
+// This module's side of the C-call gateway (`valueOrErrno` in SystemSupport): names each call for
+// the fault seam and turns a failure into a `RunLoopError`. EINTR is retried there, and EBADF and
+// EFAULT stop the program there, as for every binding.
+import SystemSupport
 
 enum Syscall {
-    /// Runs a call that returns `-1` and sets `errno` on failure, retrying it on `EINTR`.
+    /// Runs a call that returns `-1` and sets `errno` on failure; retries `EINTR` unless told not to.
     ///
     /// - Returns: the call's result (a descriptor, a count or 0).
-    /// - Throws: `RunLoopError` naming `operation` for any code but `EINTR`, `EBADF` and `EFAULT`.
+    /// - Throws: `RunLoopError` naming `call` for any code but `EINTR` (when retried), `EBADF` and `EFAULT`.
     @discardableResult
-    static func check(_ operation: @autoclosure () -> String, _ body: () -> Int32) throws(RunLoopError) -> Int32 {
-        while true {
-            let result = body()
-            if result != -1 { return result }
-            let code = errno
-            if code == EINTR { continue }
-            throw failure(operation(), code)
+    @inline(__always)
+    static func check<I: FixedWidthInteger>(_ call: @autoclosure () -> SystemCall, retryOnInterrupt: Bool = true,
+                                            _ body: () -> I) throws(RunLoopError) -> I {
+        switch valueOrErrno(call(), retryOnInterrupt: retryOnInterrupt, body) {
+        case .success(let value): return value
+        case .failure(let errno): throw RunLoopError(call(), errno: errno)
         }
     }
 
     /// Like `check`, for `read`/`write` on a non-blocking descriptor: `EAGAIN` (nothing to read,
     /// or no room) returns `nil`.
-    static func transfer(_ operation: @autoclosure () -> String, _ body: () -> Int) throws(RunLoopError) -> Int? {
-        while true {
-            let result = body()
-            if result >= 0 { return result }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK { return nil }
-            throw failure(operation(), code)
+    @inline(__always)
+    static func transfer(_ call: @autoclosure () -> SystemCall, _ body: () -> Int) throws(RunLoopError) -> Int? {
+        switch valueOrErrno(call(), body) {
+        case .success(let count): return count
+        case .failure(.wouldBlock): return nil
+        case .failure(let errno): throw RunLoopError(call(), errno: errno)
         }
     }
+}
 
-    /// The error for `code`, after stopping the program if it can only be a bug: the descriptors
-    /// and buffers handed to the kernel are this module's own (or a registration's, which must be
-    /// cancelled before its descriptor closes).
-    static func failure(_ operation: String, _ code: Int32) -> RunLoopError {
-        precondition(code != EBADF, "\(operation): \(Errno(rawValue: code)); a descriptor was closed while still in use")
-        precondition(code != EFAULT, "\(operation): \(Errno(rawValue: code)); a bug in RunLoop")
-        return RunLoopError(operation: operation, errno: Errno(rawValue: code))
+extension RunLoopError {
+    /// The error of `call`: `epoll_ctl(ADD, fd 9)` from `SystemCall("epoll_ctl", "ADD, fd 9")`.
+    init(_ call: SystemCall, errno: Errno) {
+        self.init(operation: call.subject.map { "\(call.function)(\($0))" } ?? call.function, errno: errno)
     }
 }

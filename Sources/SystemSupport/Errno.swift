@@ -26,6 +26,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     /// `EAGAIN`, which is `EWOULDBLOCK` on Linux.
     public static let wouldBlock = Errno(EWOULDBLOCK)
     public static let noMemory = Errno(ENOMEM)
+    /// `EMFILE`: the process has as many descriptors open as its limit allows.
+    public static let tooManyOpenFiles = Errno(EMFILE)
     public static let permissionDenied = Errno(EACCES)
     public static let badAddress = Errno(EFAULT)
     public static let busy = Errno(EBUSY)
@@ -55,6 +57,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let staleHandle = Errno(ESTALE)
     public static let quotaExceeded = Errno(EDQUOT)
     public static let noMedium = Errno(ENOMEDIUM)
+    /// `ECANCELED`: a `TFD_TIMER_CANCEL_ON_SET` timerfd saw a step of the wall clock.
+    public static let canceled = Errno(ECANCELED)
 
     /// The calling thread's `errno`.
     package static var current: Errno {
@@ -82,12 +86,12 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
 
     private static let names: [Int32: String] = [
         EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", ENXIO: "ENXIO", EBADF: "EBADF",
-        EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EACCES: "EACCES", EFAULT: "EFAULT", EBUSY: "EBUSY", EEXIST: "EEXIST",
+        EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EMFILE: "EMFILE", EACCES: "EACCES", EFAULT: "EFAULT", EBUSY: "EBUSY", EEXIST: "EEXIST",
         EXDEV: "EXDEV", ENODEV: "ENODEV", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", ENOTTY: "ENOTTY",
         EFBIG: "EFBIG", ENOSPC: "ENOSPC", EROFS: "EROFS", EPIPE: "EPIPE", ERANGE: "ERANGE",
         ENAMETOOLONG: "ENAMETOOLONG", ENOSYS: "ENOSYS", ENOTEMPTY: "ENOTEMPTY", ELOOP: "ELOOP",
         ESTRPIPE: "ESTRPIPE", EBADFD: "EBADFD", EOPNOTSUPP: "EOPNOTSUPP", ETIMEDOUT: "ETIMEDOUT",
-        ESTALE: "ESTALE", EDQUOT: "EDQUOT", ENOMEDIUM: "ENOMEDIUM",
+        ESTALE: "ESTALE", EDQUOT: "EDQUOT", ENOMEDIUM: "ENOMEDIUM", ECANCELED: "ECANCELED",
     ]
 }
 

@@ -14,7 +14,7 @@ public enum MonotonicClock {
     /// The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
     @inline(__always)
     public static func seconds() -> Double {
-        let now = timespec.now
+        let now = timespec.now(CLOCK_MONOTONIC)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
     }
 
@@ -22,7 +22,7 @@ public enum MonotonicClock {
     /// The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
     @inline(__always)
     public static func nanoseconds() -> UInt64 {
-        let now = timespec.now
+        let now = timespec.now(CLOCK_MONOTONIC)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
@@ -36,11 +36,13 @@ public enum MonotonicClock {
 @inline(__always)
 public func monotonicNow() -> Double { MonotonicClock.seconds() }
 
-private extension timespec {
-    static var now: timespec {
+extension timespec {
+    /// Now on `clock`, the one `clock_gettime` call of the package.
+    @inline(__always)
+    static func now(_ clock: clockid_t) -> timespec {
         var now = timespec()
-        // Cannot fail for CLOCK_MONOTONIC with a valid pointer (clock_gettime(2)).
-        _ = clock_gettime(CLOCK_MONOTONIC, &now)
+        // Cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME with a valid pointer (clock_gettime(2)).
+        _ = clock_gettime(clock, &now)
         return now
     }
 }

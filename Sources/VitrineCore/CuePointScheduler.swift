@@ -29,6 +29,12 @@ public struct CuePointEvent: Sendable, Equatable {
 /// - `seek(to:)` forward across several cue points fires one aggregated event with all of them;
 ///   a backward seek fires nothing, and cue points after the new position fire again as playback
 ///   passes them.
+/// - `finish(length:)` when the item ends by itself: the playhead follows the presented frames,
+///   and the last frame of a 4.0 s clip at 30 fps is presented at 3.967 s, so a cue point at the
+///   item's last instant (after the last frame's PTS, up to its length) would never be passed. The
+///   rule: such cue points fire when the item ends, in one event with `currentTime` the length.
+///   Cue points later than the length (by more than `endTolerance`) never fire; validation warns
+///   about them.
 public struct CuePointScheduler: Sendable {
     public let itemID: String
     /// Sorted by time, stable.
@@ -46,6 +52,24 @@ public struct CuePointScheduler: Sendable {
 
     /// A seek or skip moved the playhead to `time`: one aggregated event for (playhead, time], or nil.
     public mutating func seek(to time: Double) -> CuePointEvent? { move(to: time, bySeek: true) }
+
+    /// How far past the item's length, in seconds, a cue point still counts as at its end: the
+    /// length is measured in output audio frames and a time written `4.0` may land a rounding
+    /// error past it.
+    public static let endTolerance = 0.001
+
+    /// The item played to its end, `length` seconds long: fires the cue points the playhead has not
+    /// passed whose time is at most `length` (+ `endTolerance`), as playback (not a seek). Later
+    /// calls fire nothing.
+    public mutating func finish(length: Double) -> CuePointEvent? {
+        let previous = playhead
+        let end = length + Self.endTolerance
+        guard end > previous else { return nil }
+        playhead = end
+        let passed = cuePoints.filter { $0.time > previous && $0.time <= end }
+        return passed.isEmpty ? nil : CuePointEvent(itemID: itemID, previousTime: previous, currentTime: length,
+                                                     cuePoints: passed, bySeek: false)
+    }
 
     private mutating func move(to time: Double, bySeek: Bool) -> CuePointEvent? {
         let previous = playhead

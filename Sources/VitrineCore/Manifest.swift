@@ -27,18 +27,21 @@ public struct Manifest: Sendable, Equatable {
     /// `files`: sizes and SHA-256 hashes of files the manifest names elsewhere (overlay images) or
     /// nowhere else (copied from a stick as they are). Empty when the manifest has none.
     public var files: [ManifestFile]
+    /// `soundtrack`: audio that plays under the whole catalog, looping; nil when the manifest has none.
+    public var soundtrack: Soundtrack?
 
     /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
                 display: DisplaySettings = .init(), audio: AudioSettings = .init(),
                 loop: Bool = true, playlist: [PlaylistItem] = [],
                 overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil,
-                tap: Action? = nil, files: [ManifestFile] = []) {
+                tap: Action? = nil, files: [ManifestFile] = [], soundtrack: Soundtrack? = nil) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
         self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
         self.tap = tap
         self.files = files
+        self.soundtrack = soundtrack
     }
 }
 

@@ -33,11 +33,12 @@ public enum ManifestParser {
             var validator = ManifestValidator { src in
                 guard let catalogDirectory else { return nil }
                 let folder = catalogDirectory.hasSuffix("/") ? catalogDirectory : catalogDirectory + "/"
-                switch fileStatus(folder + src) {
+                // As spelled on disk: the manifest may write a name in NFC and the stick hold it in NFD.
+                switch fileStatus(FileNames.path(src, in: folder)) {
                 case .regularFile: return nil
-                case .empty: return "file is empty: \(src)"
-                case .missing: return "file not found: \(src)"
-                case .notRegularFile: return "not a regular file: \(src)"
+                case .empty: return "file is empty: \(JSONPath.printable(src))"
+                case .missing: return "file not found: \(JSONPath.printable(src))"
+                case .notRegularFile: return "not a regular file: \(JSONPath.printable(src))"
                 }
             }
             let manifest = validator.manifest(root)

@@ -19,13 +19,16 @@ struct ManifestValidator {
 
     mutating func manifest(_ root: JSONValue) -> Manifest {
         var manifest = Manifest()
-        guard let members = object(root, at: "") else { return manifest }
+        guard case let .object(members) = root else {
+            error("", "the manifest must be a JSON object at its root, found \(root.typeDescription)")
+            return manifest
+        }
         collectIDs(members)
         for (key, value) in members {
             switch key {
             case "schema":
                 if let schema = string(value, at: key), schema != Manifest.schemaV1 {
-                    error(key, "unsupported schema \"\(schema)\" (expected \"\(Manifest.schemaV1)\")")
+                    error(key, "unsupported schema \(JSONPath.quoted(schema)) (expected \"\(Manifest.schemaV1)\")")
                 }
             case "version": manifest.version = integer(value, at: key, minimum: 0) ?? 0
             case "title": manifest.title = string(value, at: key) ?? ""
@@ -40,6 +43,7 @@ struct ManifestValidator {
             case "idle": manifest.idle = idle(value, at: key)
             case "tap": manifest.tap = action(value, at: key)
             case "files": manifest.files = files(value, at: key)
+            case "soundtrack": manifest.soundtrack = soundtrack(value, at: key)
             default: unknownField(key, at: "")
             }
         }
@@ -69,9 +73,9 @@ struct ManifestValidator {
             case "mode":
                 guard let text = string(value, at: at) else { break }
                 if let mode = DisplayModeRequest(parsing: text) {
-                    if let why = mode.outOfRange { error(at, "mode \"\(text)\": \(why)") } else { display.mode = mode }
+                    if let why = mode.outOfRange { error(at, "mode \(JSONPath.quoted(text)): \(why)") } else { display.mode = mode }
                 } else {
-                    error(at, "invalid mode \"\(text)\" (expected \"WxH@Hz\", \"preferred\" or \"highest\")")
+                    error(at, "invalid mode \(JSONPath.quoted(text)) (expected \"WxH@Hz\", \"preferred\" or \"highest\")")
                 }
             case "rotation":
                 guard let degrees = integer(value, at: at, minimum: nil) else { break }
@@ -81,12 +85,12 @@ struct ManifestValidator {
             case "fit":
                 guard let text = string(value, at: at) else { break }
                 if let fit = Fit(rawValue: text) { display.fit = fit } else {
-                    error(at, "unknown fit \"\(text)\" (expected contain, cover or stretch)")
+                    error(at, "unknown fit \(JSONPath.quoted(text)) (expected contain, cover or stretch)")
                 }
             case "background":
                 guard let text = string(value, at: at) else { break }
                 if let colour = RGBColor(hex: text) { display.background = colour } else {
-                    error(at, "invalid colour \"\(text)\" (expected #RRGGBB)")
+                    error(at, "invalid colour \(JSONPath.quoted(text)) (expected #RRGGBB)")
                 }
             default: unknownField(key, at: path)
             }
@@ -120,11 +124,11 @@ struct ManifestValidator {
             case "id":
                 guard let id = nonEmptyString(value, at: at) else { break }
                 item.id = id
-                if let first = itemIndex[id], first != index { error(at, "duplicate id \"\(id)\" (also playlist[\(first)])") }
+                if let first = itemIndex[id], first != index { error(at, "duplicate id \(JSONPath.quoted(id)) (also playlist[\(first)])") }
             case "type":
                 guard let text = string(value, at: at) else { break }
                 if let type = PlaylistItem.Kind(rawValue: text) { item.type = type } else {
-                    error(at, "unknown type \"\(text)\" (expected video, image or audio)")
+                    error(at, "unknown type \(JSONPath.quoted(text)) (expected video, image or audio)")
                 }
             case "src":
                 guard let src = string(value, at: at) else { break }
@@ -154,9 +158,9 @@ struct ManifestValidator {
     static func srcProblem(_ src: String) -> String? {
         if src.isEmpty { return "must not be empty" }
         if src.utf8.contains(0) { return "must not contain a NUL character" }
-        if src.hasPrefix("/") { return "must be a relative path, not absolute: \(src)" }
-        if src.contains("\\") { return "must use \"/\" between folders, not \"\\\": \(src)" }
-        if src.split(separator: "/").contains("..") { return "must not contain a \"..\" component: \(src)" }
+        if src.hasPrefix("/") { return "must be a relative path, not absolute: \(JSONPath.printable(src))" }
+        if src.contains("\\") { return "must use \"/\" between folders, not \"\\\": \(JSONPath.printable(src))" }
+        if src.split(separator: "/").contains("..") { return "must not contain a \"..\" component: \(JSONPath.printable(src))" }
         return nil
     }
 
@@ -164,7 +168,7 @@ struct ManifestValidator {
     private mutating func sha256(_ value: JSONValue, at path: String) -> String? {
         guard let hex = string(value, at: path) else { return nil }
         if hex.utf8.count == 64, hex.utf8.allSatisfy(Self.isHexDigit) { return hex.lowercased() }
-        error(path, "expected 64 hexadecimal digits, found \"\(hex)\"")
+        error(path, "expected 64 hexadecimal digits, found \(JSONPath.quoted(hex))")
         return nil
     }
 
@@ -181,7 +185,7 @@ struct ManifestValidator {
             case "type":
                 guard let text = string(value, at: at) else { break }
                 type = Transition.Kind(rawValue: text)
-                if type == nil { error(at, "unknown transition \"\(text)\" (expected cut or crossfade)") }
+                if type == nil { error(at, "unknown transition \(JSONPath.quoted(text)) (expected cut or crossfade)") }
             case "duration": duration = nonNegative(value, at: at)?.value
             default: unknownField(key, at: path)
             }
@@ -207,7 +211,7 @@ struct ManifestValidator {
                 case "id":
                     guard let id = nonEmptyString(value, at: at) else { break }
                     cue.id = id
-                    if let first = firstIndex[id] { error(at, "duplicate id \"\(id)\" (also \(path)[\(first)])") } else {
+                    if let first = firstIndex[id] { error(at, "duplicate id \(JSONPath.quoted(id)) (also \(path)[\(first)])") } else {
                         firstIndex[id] = index
                     }
                 case "action": cue.action = action(value, at: at) ?? cue.action
@@ -233,7 +237,7 @@ struct ManifestValidator {
         guard let typeValue = field("type", members) else { require(["type"], in: members, at: path); return nil }
         guard let type = string(typeValue, at: path + ".type") else { return nil }
         guard let spec = Self.actionFields[type] else {
-            error(path + ".type", "unknown action type \"\(type)\" (expected log, jump, seek, pause, resume, "
+            error(path + ".type", "unknown action type \(JSONPath.quoted(type)) (expected log, jump, seek, pause, resume, "
                 + "setVolume, showOverlay or hideOverlays)")
             return nil
         }
@@ -246,13 +250,13 @@ struct ManifestValidator {
             case "item":
                 guard let id = string(value, at: at) else { break }
                 text = id
-                if itemIndex[id] == nil { error(at, "unknown item \"\(id)\"") }
+                if itemIndex[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") }
             case "overlay":
                 guard let id = string(value, at: at) else { break }
                 text = id
                 if let overlayIDs, !overlayIDs.contains(id) {
-                    error(at, overlayIDs.isEmpty ? "unknown overlay \"\(id)\" (the manifest has no overlays)"
-                                                 : "unknown overlay \"\(id)\"")
+                    error(at, overlayIDs.isEmpty ? "unknown overlay \(JSONPath.quoted(id)) (the manifest has no overlays)"
+                                                 : "unknown overlay \(JSONPath.quoted(id))")
                 }
             case "time": number = nonNegative(value, at: at)?.value
             default: number = fraction(value, at: at)  // "volume"
@@ -286,7 +290,7 @@ struct ManifestValidator {
                     guard let name = string(value, at: at) else { complete = false; break }
                     file.path = name
                     if let reason = Self.srcProblem(name) ?? checkFile(name) { error(at, reason) }
-                    if let first = firstIndex[name] { error(at, "duplicate path \"\(name)\" (also \(path)[\(first)])") } else {
+                    if let first = firstIndex[name] { error(at, "duplicate path \(JSONPath.quoted(name)) (also \(path)[\(first)])") } else {
                         firstIndex[name] = index
                     }
                 case "size":
@@ -308,7 +312,7 @@ struct ManifestValidator {
         var overlays: [String: Overlay] = [:], ids: [String] = []
         for (id, value) in object(value, at: path) ?? [] {
             if id.isEmpty { error(path, "an overlay id must not be empty") }
-            overlays[id] = overlay(value, at: path + "." + id)
+            overlays[id] = overlay(value, at: JSONPath.member(path, id))
             ids.append(id)
         }
         return (overlays, ids)
@@ -330,7 +334,7 @@ struct ManifestValidator {
             case "style":
                 guard let text = string(value, at: at) else { break }
                 if let style = OverlayStyle(rawValue: text) { overlay.style = style } else {
-                    error(at, "unknown style \"\(text)\" (expected fade, popup or slide)")
+                    error(at, "unknown style \(JSONPath.quoted(text)) (expected fade, popup or slide)")
                 }
             case "duration": overlay.duration = positive(value, at: at)?.value ?? overlay.duration
             case "modal": overlay.modal = bool(value, at: at) ?? false
@@ -367,7 +371,7 @@ struct ManifestValidator {
             case "color":
                 guard let text = string(value, at: at) else { break }
                 if let colour = RGBColor(hex: text) { dimming.color = colour } else {
-                    error(at, "invalid colour \"\(text)\" (expected #RRGGBB)")
+                    error(at, "invalid colour \(JSONPath.quoted(text)) (expected #RRGGBB)")
                 }
             case "alpha": dimming.alpha = fraction(value, at: at) ?? dimming.alpha
             default: unknownField(key, at: path)
@@ -400,13 +404,54 @@ struct ManifestValidator {
             case "after": after = positive(value, at: at)?.value
             case "jump":
                 guard let id = string(value, at: at) else { break }
-                if itemIndex[id] == nil { error(at, "unknown item \"\(id)\"") } else { item = id }
+                if itemIndex[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") } else { item = id }
             default: unknownField(key, at: path)
             }
         }
         require(["after", "jump"], in: members, at: path)
         guard let after, let item else { return nil }
         return IdleRule(after: after, item: item)
+    }
+
+    // MARK: Soundtrack
+
+    private mutating func soundtrack(_ value: JSONValue, at path: String) -> Soundtrack? {
+        guard let members = object(value, at: path) else { return nil }
+        var soundtrack = Soundtrack(src: "")
+        for (key, value) in members {
+            let at = path + "." + key
+            switch key {
+            case "src":
+                guard let src = string(value, at: at) else { break }
+                soundtrack.src = src
+                if let reason = Self.srcProblem(src) ?? checkFile(src) { error(at, reason) }
+            case "volume": soundtrack.volume = fraction(value, at: at) ?? soundtrack.volume
+            case "itemSound":
+                guard let text = string(value, at: at) else { break }
+                if let mode = Soundtrack.ItemSound(rawValue: text) { soundtrack.itemSound = mode } else {
+                    error(at, "unknown itemSound \"\(text)\" (expected duck, pause or mix)")
+                }
+            case "duckVolume": soundtrack.duckVolume = fraction(value, at: at) ?? soundtrack.duckVolume
+            case "fade":
+                guard let fade = nonNegative(value, at: at) else { break }
+                if fade.value > Soundtrack.maximumFade { error(at, "must be at most 10 seconds (found \(fade))") } else {
+                    soundtrack.fade = fade.value
+                }
+            case "size": soundtrack.size = integer(value, at: at, minimum: 0)
+            case "sha256": soundtrack.sha256 = sha256(value, at: at)
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["src"], in: members, at: path)
+        if field("duckVolume", members) != nil {
+            if soundtrack.itemSound != .duck {
+                warning(path + ".duckVolume", "only used when itemSound is duck (it is \(soundtrack.itemSound.rawValue))")
+            } else if soundtrack.duckVolume >= soundtrack.volume {
+                warning(path + ".duckVolume", "\(soundtrack.duckVolume) is not below volume \(soundtrack.volume): "
+                        + "the soundtrack is not lowered under items with sound")
+            }
+        }
+        return soundtrack
     }
 
     // MARK: Typed readers: each returns the value, or records why not and returns nil.
@@ -485,7 +530,7 @@ struct ManifestValidator {
     }
 
     private mutating func unknownField(_ key: String, at path: String) {
-        error(path.isEmpty ? key : path + "." + key, "unknown field \"\(key)\"")
+        error(JSONPath.member(path, key), "unknown field \(JSONPath.quoted(key))")
     }
 
     private mutating func mismatch<T>(_ expected: String, _ value: JSONValue, at path: String) -> T? {

@@ -25,9 +25,10 @@ public struct StickFile: Sendable, Equatable {
 
 /// The stick rules on top of a valid v1 manifest (README "USB stick updates").
 ///
-/// Every file the manifest names (item `src`, overlay `image`, `files[].path`) must follow `StickPath`,
-/// and must have a `size` (> 0) and a `sha256`: items carry them inline, overlay images through a
-/// `files` entry with the same path (items may use `files` too). Declarations of one path must agree.
+/// Every file the manifest names (item `src`, overlay `image`, `soundtrack.src`, `files[].path`) must
+/// follow `StickPath`, and must have a `size` (> 0) and a `sha256`: items and the soundtrack carry them
+/// inline, overlay images through a `files` entry with the same path (items and the soundtrack may
+/// use `files` too). Declarations of one path must agree.
 /// No two paths may differ only by case or Unicode normalisation (sticks are usually FAT, which folds
 /// case), and no path may be both a file and a folder.
 public enum StickManifest {
@@ -47,8 +48,13 @@ public enum StickManifest {
         }
         for id in manifest.overlayIDs {
             if let image = manifest.overlays[id]?.image {
-                references.append(Reference(path: image, field: "overlays.\(id).image"))
+                references.append(Reference(path: image, field: JSONPath.member("overlays", id) + ".image"))
             }
+        }
+        if let track = manifest.soundtrack {
+            references.append(Reference(path: track.src, field: "soundtrack.src",
+                                        size: track.size, sizeField: track.size == nil ? nil : "soundtrack.size",
+                                        sha256: track.sha256, hashField: track.sha256 == nil ? nil : "soundtrack.sha256"))
         }
         for (index, file) in manifest.files.enumerated() {
             let base = "files[\(index)]"
@@ -83,7 +89,8 @@ public enum StickManifest {
                 problems.append(ImportProblem(.checksumConflict, field: other.hashField!, file: path,
                                               "sha256 differs from \(hashed[0].hashField!)"))
             }
-            let where_ = refs[0].field.hasPrefix("overlays.") ? "in a \"files\" entry" : "on the item or in \"files\""
+            let where_ = refs[0].field.hasPrefix("overlays.") ? "in a \"files\" entry"
+                : refs[0].field.hasPrefix("soundtrack.") ? "on the soundtrack or in \"files\"" : "on the item or in \"files\""
             guard let size = sized.first else {
                 problems.append(ImportProblem(.missingChecksum, field: Self.owner(refs[0].field) + ".size", file: path,
                                               "size is required on a USB stick (\(where_))"))
@@ -105,7 +112,8 @@ public enum StickManifest {
         return (files, problems)
     }
 
-    /// `playlist[2].src` → `playlist[2]`; `overlays.promo.image` → `overlays.promo.image` (no size field there).
+    /// `playlist[2].src` → `playlist[2]`, `soundtrack.src` → `soundtrack`; `overlays.promo.image` →
+    /// `overlays.promo.image` (no size field there).
     private static func owner(_ field: String) -> String {
         field.hasSuffix(".src") ? String(field.dropLast(4)) : field
     }

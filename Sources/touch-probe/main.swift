@@ -26,13 +26,15 @@ let usage = """
       --help           this text
     """
 
+/// Writes `line` to stdout whole, through the gateway (EINTR retried there); gives up when stdout fails.
 func say(_ line: String) {
-    let text = line + "\n"
-    var bytes = Array(text.utf8)
+    let bytes = Array((line + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { if errno == EINTR { continue }; return }
+        let written = valueOrErrno(SystemCall("write", "stdout")) {
+            bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        }
+        guard case .success(let n) = written, n > 0 else { return }
         offset += n
     }
 }
@@ -43,11 +45,8 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+/// Now on CLOCK_MONOTONIC, in seconds: the clock of libinput's event times.
+func monotonic() -> Double { MonotonicClock.seconds() }
 
 /// Three decimals, for the probe's own times.
 func ms(_ value: Double) -> String {

@@ -8,8 +8,8 @@ import FileIO
 import VitrineCore
 
 func commandImport(_ argv: [String]) throws -> Exit {
-    let args = try Arguments(argv, valued: ["library", "config", "events"], flags: ["help", "check", "deep", "quiet", "standalone"])
-    if args.flags.contains("help") { print(importHelp); return .ok }
+    let args = try Arguments(argv, valued: ["library", "config", "events"], flags: ["check", "deep", "quiet", "standalone"])
+    if args.wantsHelp { say(importHelp); return .ok }
     let config = try loadConfig(args)
     let library = CatalogLibrary(path: args.options["library"] ?? config.library)
     if args.flags.contains("check") {
@@ -23,7 +23,7 @@ func commandImport(_ argv: [String]) throws -> Exit {
         return try importThroughPlayer(source, library: library, quiet: args.flags.contains("quiet"))
     }
     if let failure = becomeLibraryOwner(library.path) {
-        FileHandle.standardError.write(Data("vitrine import: \(failure)\n".utf8))
+        StandardStreams.err("vitrine import: \(failure)\n")
         return .failure
     }
     let events = try args.options["events"].map { path -> EventLog in
@@ -37,20 +37,24 @@ func commandImport(_ argv: [String]) throws -> Exit {
         // At most one progress line a second, plus one per phase.
         if progress.phase == .copying, progress.elapsed - lastLine < 1 { return }
         lastLine = progress.elapsed
-        FileHandle.standardError.write(Data("vitrine import: \(progress.summary)\n".utf8))
+        StandardStreams.err("vitrine import: \(progress.summary)\n")
     }
     events?.writeImportFinished(result, source: source)
-    for note in result.notes { FileHandle.standardError.write(Data("vitrine import: note: \(note)\n".utf8)) }
+    for note in result.notes { StandardStreams.err("vitrine import: note: \(note)\n") }
     switch result.outcome {
     case .switched:
         let rate = result.seconds > 0 ? Double(result.bytes) / result.seconds : 0
-        print("\(result.message) (\(result.files) files, \(ByteCount.text(result.bytes)) in "
+        say("\(result.message) (\(result.files) files, \(ByteCount.text(result.bytes)) in "
               + "\(String(format: "%.1f", result.seconds)) s, \(ByteCount.mebibytes(Int64(rate))) MiB/s; "
               + "\(result.catalog.map { "gen.\($0.generation)" } ?? "?"), switch: \(result.switchMode.rawValue))")
+    case .refused where ImportService.isAlreadyPlaying(source: source, library: library):
+        // The same stick again: the catalog on it is the one playing.
+        say(ImportService.upToDateMessage(version: result.version))
+        return .ok
     case .refused, .failed:
-        FileHandle.standardError.write(Data("vitrine import: \(result.message)\n".utf8))
+        StandardStreams.err("vitrine import: \(result.message)\n")
         if result.problems.count > 1 {
-            for problem in result.problems { FileHandle.standardError.write(Data("  \(problem)\n".utf8)) }
+            for problem in result.problems { StandardStreams.err("  \(problem)\n") }
         }
     }
     return Exit(rawValue: result.exitCode) ?? .failure
@@ -60,22 +64,22 @@ func commandImport(_ argv: [String]) throws -> Exit {
 func checkLibrary(_ library: CatalogLibrary, deep: Bool) -> Exit {
     do {
         if let cleanup = try library.cleanUp() {
-            for name in cleanup.removed { print("removed \(library.path)/\(name)") }
+            for name in cleanup.removed { say("removed \(library.path)/\(name)") }
         } else {
-            print("an import is running: nothing cleaned up")
+            say("an import is running: nothing cleaned up")
         }
     } catch {
-        FileHandle.standardError.write(Data("vitrine import: \(error)\n".utf8))
+        StandardStreams.err("vitrine import: \(error)\n")
         return .failure
     }
     let resolution = library.resolve(verifyHashes: deep)
-    for skipped in resolution.skipped { print("skipped \(skipped)") }
-    print("last accepted version: \(library.lastAcceptedVersion().map(String.init) ?? "none")")
+    for skipped in resolution.skipped { say("skipped \(skipped)") }
+    say("last accepted version: \(library.lastAcceptedVersion().map(String.init) ?? "none")")
     guard let catalog = resolution.catalog else {
-        print("nothing to play: the player shows its slate")
+        say("nothing to play: the player shows its slate")
         return .dataError
     }
-    print("\(catalog.slot.rawValue): \(catalog.summary) (\(deep ? "sizes and hashes" : "sizes") checked) \(catalog.directory)")
+    say("\(catalog.slot.rawValue): \(catalog.summary) (\(deep ? "sizes and hashes" : "sizes") checked) \(catalog.directory)")
     return .ok
 }
 
@@ -94,10 +98,10 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
         watch = try DirectoryWatcher(path: folder)
         try FileSystem.writeAtomically(Array("{\"path\":\(EventLog.quote(absolute))}\n".utf8), to: request)
     } catch {
-        FileHandle.standardError.write(Data("vitrine import: cannot hand \(source) to the running player (\(folder)): \(error)\n".utf8))
+        StandardStreams.err("vitrine import: cannot hand \(source) to the running player (\(folder)): \(error)\n")
         return .failure
     }
-    if !quiet { FileHandle.standardError.write(Data("vitrine import: the player is running; it imports \(absolute) (progress on its screen)\n".utf8)) }
+    if !quiet { StandardStreams.err("vitrine import: the player is running; it imports \(absolute) (progress on its screen)\n") }
     // The player answers when the import ends, with a file in the request folder: wait for it there
     // (inotify), and from 10 s on look every 0.2 s whether the player still runs.
     let loop = try EventLoop()
@@ -107,17 +111,17 @@ func importThroughPlayer(_ source: String, library: CatalogLibrary, quiet: Bool)
         if let a = ImportService.ImportAnswer.read(answer) {
             try? FileManager.default.removeItem(atPath: answer)
             switch a.outcome {
-            case "switched":
-                print(a.message)
+            case "switched", ImportService.ImportAnswer.upToDate:
+                say(a.message)
                 exit = .ok
             default:
-                FileHandle.standardError.write(Data("vitrine import: \(a.message)\n".utf8))
-                if a.problems.count > 1 { for p in a.problems { FileHandle.standardError.write(Data("  \(p)\n".utf8)) } }
+                StandardStreams.err("vitrine import: \(a.message)\n")
+                if a.problems.count > 1 { for p in a.problems { StandardStreams.err("  \(p)\n") } }
                 exit = a.outcome == "refused" ? .dataError : .failure
             }
         } else if checkingThePlayer, !ImportService.isPlayerRunning(library: library.path) {
             try? FileManager.default.removeItem(atPath: request)
-            FileHandle.standardError.write(Data("vitrine import: the player stopped before answering\n".utf8))
+            StandardStreams.err("vitrine import: the player stopped before answering\n")
             exit = .failure
         }
         if exit != nil { loop.stop() }

@@ -4,6 +4,7 @@ import Testing
 import Crypto
 import FileIO
 import VitrineCore
+import VitrineTestSupport
 
 /// SplitMix64: a small seeded generator, so a failing run can be repeated with its seed.
 struct SplitMix64: RandomNumberGenerator {
@@ -20,25 +21,21 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// `vitrine import` killed with SIGKILL at random moments. Set VITRINE_KILL_SEED to repeat a run and
 /// VITRINE_KILLS to change the count (default 200).
-@Suite("Import: kill -9", .enabled(if: VitrineBinary.available, "no vitrine binary next to the tests: run swift build"))
+@Suite("Import: kill -9", .enabled(if: VitrineBinary.available, VitrineBinary.absent))
 struct ImportKillTests {
     /// Starts `vitrine import` on `stick`, and kills it after `delay` seconds if it still runs (nil: never).
     /// - Returns: whether the kill landed while it ran, and its exit status otherwise.
     func importAndKill(_ stick: TestStick, library: CatalogLibrary, after delay: Double?) throws -> (killed: Bool, status: Int32) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: VitrineBinary.path)
-        p.arguments = ["import", stick.mount, "--library", library.path, "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
         let started = Date()
-        try p.run()
+        let p = try VitrineBinary.start(["import", stick.mount, "--library", library.path, "--quiet"],
+                                        standardOutput: .discard, standardError: .discard)
         if let delay {
             // Sleep until the moment, waking every millisecond to stop early when the import ended by itself.
             while p.isRunning, Date().timeIntervalSince(started) < delay { Thread.sleep(forTimeInterval: 0.001) }
-            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            p.send(SIGKILL)
         }
-        p.waitUntilExit()
-        return (p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL, p.terminationStatus)
+        let ended = p.wait()
+        return (ended.signaled && ended.status == SIGKILL, ended.status)
     }
 
     @Test("200 SIGKILLs at random moments: current is always whole, the old or the new catalog, never a mix; cleanup leaves no staging; the next import switches")

@@ -6,6 +6,7 @@ import Crypto
 import FileIO
 import SystemSupport
 import VitrineCore
+import VitrineTestSupport
 
 /// Scratch folders for one test process.
 enum Scratch {
@@ -162,27 +163,4 @@ final class Counter: Sendable {
     private let values = Mutex<[String: Int]>([:])
     func bump(_ key: String) -> Int { values.withLock { $0[key, default: 0] += 1; return $0[key]! } }
     func value(_ key: String) -> Int { values.withLock { $0[key, default: 0] } }
-}
-
-/// The `vitrine` executable next to the test bundle (built by `swift build`).
-enum VitrineBinary {
-    static let path: String = {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return dir.appendingPathComponent("vitrine").path
-    }()
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: path) }
-
-    /// Runs `vitrine args…` to the end.
-    static func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let o = Pipe(), e = Pipe()
-        p.standardOutput = o
-        p.standardError = e
-        try p.run()
-        let out = o.fileHandleForReading.readDataToEndOfFile(), err = e.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-    }
 }

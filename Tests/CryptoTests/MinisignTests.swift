@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 @testable import Crypto
 
 /// Keys and signatures made by the real `minisign` CLI (Debian package `minisign`, installed by tools/setup).
@@ -80,7 +81,7 @@ struct MinisignTests {
         #expect(signature.keyID == "E969CC1E0B42673")
         try signature.verify(message, with: key)
         let otherKey = String(other.publicKeyText.split(separator: "\n")[1])
-        let mismatch = #expect(throws: ProcessFailure.self) {
+        let mismatch = #expect(throws: SubprocessError.self) {
             try run(minisign, ["-V", "-P", otherKey, "-m", file, "-x", file + ".minisig"])
         }
         #expect(mismatch?.description.contains("Signature key id in \(file).minisig is \(signature.keyID)\n") == true)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Crypto
+import VitrineTestSupport
 
 @Suite("SHA-256 and BLAKE2b (libsodium)")
 struct HashTests {
@@ -56,26 +57,6 @@ struct HashTests {
 
 /// Runs a program and returns its standard output; throws when it exits non-zero.
 func run(_ program: String, _ arguments: [String], input: Data? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    if input != nil { process.standardInput = Pipe() }
-    try process.run()
-    if let input, let pipe = process.standardInput as? Pipe {
-        pipe.fileHandleForWriting.write(input)
-        try pipe.fileHandleForWriting.close()
-    }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ProcessFailure(description: "\(program) \(arguments.joined(separator: " ")): exit \(process.terminationStatus): "
-                             + String(decoding: errors, as: UTF8.self))
-    }
-    return String(decoding: data, as: UTF8.self)
+    try Subprocess.output(program, arguments, input: input)
 }
 
-struct ProcessFailure: Error, CustomStringConvertible { var description: String }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import Media
+import VitrineTestSupport
 
 /// Every file of the real corpus (`../shared/media/real/`) opens, decodes to the end, and lasts what
 /// ffprobe says, within one frame.
-@Suite("Real media corpus")
+@Suite("Real media corpus", .enabled(if: RealMedia.available, RealMedia.absent))
 struct RealMediaTests {
     static let files = [
         "bigbuckbunny.mp4", "bikes.mp4", "carphone_pristine.mp4",
@@ -43,10 +44,6 @@ struct RealMediaTests {
 
     @Test("decodes to its ffprobe duration within one frame", arguments: files)
     func decodesToFFprobeDuration(name: String) throws {
-        guard Fixtures.hasRealMedia else {
-            print("skipped: real media folder absent at \(Fixtures.realMedia)")
-            return
-        }
         let path = Fixtures.real(name)
         let (file, d) = try Self.decodeAll(path)
         if file.video != nil {
@@ -66,7 +63,6 @@ struct RealMediaTests {
 
     @Test("stills decode to one picture of the right size", arguments: [("image-demo.jpg", "mjpeg"), ("image-demo.png", "png")])
     func stills(name: String, codec: String) throws {
-        guard Fixtures.hasRealMedia else { print("skipped: real media folder absent"); return }
         let (file, d) = try Self.decodeAll(Fixtures.real(name))
         #expect(file.isStillImage)
         #expect(file.video?.codecName == codec)
@@ -76,7 +72,6 @@ struct RealMediaTests {
 
     @Test("stream facts match the corpus README")
     func streamFacts() throws {
-        guard Fixtures.hasRealMedia else { print("skipped: real media folder absent"); return }
         let bbb = try MediaFile(path: Fixtures.real("bigbuckbunny.mp4"))
         #expect(bbb.video?.width == 1280 && bbb.video?.height == 720)
         #expect(bbb.audio?.channels == 6 && bbb.audio?.sampleRate == 48000)

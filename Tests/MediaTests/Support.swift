@@ -1,18 +1,11 @@
 import Foundation
 import Testing
+import VitrineTestSupport
 
 /// Paths and helpers shared by the media tests.
 enum Fixtures {
-    /// `../shared/media/real/` beside the repository, or `VITRINE_REAL_MEDIA`.
-    static let realMedia: String = {
-        if let p = ProcessInfo.processInfo.environment["VITRINE_REAL_MEDIA"] { return p }
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/media/real").path
-    }()
-
-    static var hasRealMedia: Bool { FileManager.default.fileExists(atPath: realMedia + "/bigbuckbunny.mp4") }
-
-    static func real(_ name: String) -> String { realMedia + "/" + name }
+    /// A file of the real corpus (`RealMedia`).
+    static func real(_ name: String) -> String { RealMedia.path(name) }
 
     static let scratch: String = {
         let dir = NSTemporaryDirectory() + "vitrine-media-tests-\(getpid())"
@@ -23,19 +16,11 @@ enum Fixtures {
     /// Runs a program and returns its standard output; throws if it exits non-zero.
     @discardableResult
     static func run(_ program: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : "/usr/bin/" + program)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw FixtureError(description: "\(program) \(args.joined(separator: " ")) exited \(p.terminationStatus)")
+        let r = try Subprocess.run(program.hasPrefix("/") ? program : "/usr/bin/" + program, args, standardError: .discard)
+        guard r.code == 0 else {
+            throw FixtureError(description: "\(program) \(args.joined(separator: " ")) exited \(r.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return r.out
     }
 
     /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists.

@@ -47,7 +47,7 @@ final class TestPipe {
 
     init() throws {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno)!) }
+        guard pipe(&fds) == 0 else { throw Errno(errno) }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -39,7 +39,7 @@ struct WallClockStepTests {
         nanoseconds %= 1_000_000_000
         wall.tv_nsec = nanoseconds
         guard clock_settime(CLOCK_REALTIME, &wall) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+            throw Errno(errno)
         }
     }
 }

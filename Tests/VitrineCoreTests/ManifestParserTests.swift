@@ -117,7 +117,7 @@ struct ManifestParserTests {
         // The document
         BadCase(#"{"schema": "#, "invalid JSON at line 1, column 12: unexpected end of text, expected a value"),
         BadCase("{\"schema\": 1,\n \"schema\": 2}", #"invalid JSON at line 2, column 2: duplicate key "schema""#),
-        BadCase("[]", "expected an object, found an array"),
+        BadCase("[]", "the manifest must be a JSON object at its root, found an array"),
         BadCase("{}", "schema: required", "version: required", "playlist: required"),
         // Top level
         BadCase(#"{"schema": "vitrine.manifest/2", "version": 1, "playlist": [{"id": "a", "type": "video", "src": "a"}]}"#,

@@ -155,6 +155,24 @@ struct CuePointSchedulerTests {
         #expect(s.advance(to: 2.0)?.cuePoints.map(\.id) == ["two"])
     }
 
+    @Test("a cue point at the item's last instant fires when the item ends: the last frame of a 4 s clip at 30 fps is at 3.967 s")
+    func lastInstant() {
+        var s = CuePointScheduler(itemID: "x", cuePoints: [Self.cue(3.9, "late"), Self.cue(4.0, "end"), Self.cue(4.5, "after")])
+        var fired: [[String]] = []
+        for frame in 0..<120 {   // the presented frames' PTS: 0, 1/30 … 119/30
+            if let e = s.advance(to: Double(frame) / 30) { fired.append(e.cuePoints.map(\.id)) }
+        }
+        #expect(fired == [["late"]], "playback alone never reaches 4.0")
+        let end = s.finish(length: 4.0)
+        #expect(end == CuePointEvent(itemID: "x", previousTime: 119.0 / 30, currentTime: 4.0, cuePoints: [Self.cue(4.0, "end")], bySeek: false))
+        #expect(s.finish(length: 4.0) == nil, "once")
+        // A length a rounding error short of the time written still counts (4.0 s measured in audio frames).
+        var t = CuePointScheduler(itemID: "x", cuePoints: [Self.cue(4.0, "end")])
+        #expect(t.finish(length: 3.99995)?.cuePoints.map(\.id) == ["end"])
+        var u = CuePointScheduler(itemID: "x", cuePoints: [Self.cue(4.0, "end")])
+        #expect(u.finish(length: 3.9) == nil, "past the end: never")
+    }
+
     @Test("the boundary is (previous, current]: a cue point at exactly the current time fires, at the previous does not")
     func boundaries() {
         var s = CuePointScheduler(itemID: "x", cuePoints: [Self.cue(2, "two")])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Vitrine
 import VitrineCore
+import VitrineTestSupport
 
 @Suite("Appliance config")
 struct ConfigTests {
@@ -22,6 +23,17 @@ struct ConfigTests {
         #expect(throws: ConfigError.self) { try PlayerConfig(json: Array(#"{"input": {"calibration": [1, 0, 0]}}"#.utf8)) }
     }
 
+    @Test("a config key holding a newline or \": \" cannot forge a line of the error: its path is escaped")
+    func hostileKeys() {
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"x\ninput.calibration: fine": 1, "audio": {"a: b": 2}}"#.utf8))
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.problems == [#"["x\ninput.calibration: fine"]: unknown field "x\ninput.calibration: fine""#,
+                                  #"audio["a: b"]: unknown field "a: b""#]
+        }
+    }
+
     @Test("every problem is reported with its path")
     func problems() {
         #expect {
@@ -35,32 +47,12 @@ struct ConfigTests {
 }
 
 /// The `vitrine` executable, built next to the test bundle by `swift build`.
-@Suite("Command line")
+@Suite("Command line", .enabled(if: VitrineBinary.available, VitrineBinary.absent))
 struct CLITests {
-    static let binary: String = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-        return dir.appendingPathComponent("vitrine").path
-    }()
-
-    static func run(_ args: [String]) throws -> (code: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
-        let o = Pipe(), e = Pipe()
-        p.standardOutput = o
-        p.standardError = e
-        try p.run()
-        let out = o.fileHandleForReading.readDataToEndOfFile(), err = e.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-    }
-
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    static func run(_ args: [String]) throws -> SubprocessResult { try VitrineBinary.run(args) }
 
     @Test("--help on each command prints its usage and exits 0", arguments: ["run", "play", "validate", "probe", "bench", "import"])
     func help(command: String) throws {
-        guard Self.available else { print("skipped: no vitrine binary at \(Self.binary)"); return }
         let r = try Self.run([command, "--help"])
         #expect(r.code == 0)
         #expect(r.out.hasPrefix("usage: vitrine \(command)"))
@@ -68,7 +60,6 @@ struct CLITests {
 
     @Test("usage errors exit 64")
     func usage() throws {
-        guard Self.available else { print("skipped: no vitrine binary"); return }
         #expect(try Self.run([]).code == 64)
         #expect(try Self.run(["frobnicate"]).code == 64)
         let r = try Self.run(["run", "--catalog", "/tmp", "--bogus"])
@@ -79,9 +70,9 @@ struct CLITests {
 
     @Test("validate: 0 for a good manifest, 65 with every problem as path: reason")
     func validate() throws {
-        guard Self.available else { print("skipped: no vitrine binary"); return }
         let dir = try Harness.newFolder("cli-validate")
-        FileManager.default.createFile(atPath: dir + "/media/a.mp4", contents: Data([1, 2, 3]))
+        // A real clip: three bytes named a.mp4 cannot play, and validate says so (ValidateTests).
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 1), toPath: dir + "/media/a.mp4")
         try Harness.writeManifest("""
             { "schema": "vitrine.manifest/1", "version": 3, "playlist": [ { "id": "a", "type": "video", "src": "media/a.mp4" } ] }
             """, in: dir)
@@ -98,10 +89,9 @@ struct CLITests {
         #expect(bad.out.contains("playlist[0].duration: required for images"))
     }
 
-    @Test("run --output drm without a DRM device exits 69 (device unavailable)")
+    @Test("run --output drm without a DRM device exits 69 (device unavailable)",
+          .enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri/card0"), "this machine has a DRM device"))
     func drmUnavailable() throws {
-        guard Self.available else { print("skipped: no vitrine binary"); return }
-        guard !FileManager.default.fileExists(atPath: "/dev/dri/card0") else { print("skipped: this machine has a DRM device"); return }
         let dir = try Harness.newFolder("cli-drm")
         try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 1), toPath: dir + "/media/red.mp4")
         try Harness.writeManifest("""
@@ -114,7 +104,6 @@ struct CLITests {
 
     @Test("probe names what is missing on a machine without devices")
     func probe() throws {
-        guard Self.available else { print("skipped: no vitrine binary"); return }
         let r = try Self.run(["probe"])
         #expect(r.code == 0)
         #expect(r.out.contains("== DRM/KMS ==") && r.out.contains("== ALSA ==") && r.out.contains("== Headless =="))

@@ -9,7 +9,9 @@ struct EngineRig {
     let engine: PlaybackEngine
     let output: HeadlessOutput
 
-    init(catalog: String, width: Int = 64, height: Int = 36, refresh: Double = 30, display: DisplaySettings = DisplaySettings()) {
+    /// `picture`, when given, sees the screen at every vblank (before its audio is pulled).
+    init(catalog: String, width: Int = 64, height: Int = 36, refresh: Double = 30, display: DisplaySettings = DisplaySettings(),
+         picture: ((PixelTarget) -> Void)? = nil) {
         output = HeadlessOutput(width: width, height: height, refreshRate: refresh, realtime: false)
         engine = PlaybackEngine(output: output, audio: nil, format: AudioFormat(sampleRate: 48000, channels: 2),
                                 display: display, catalogDirectory: catalog, volume: 1,
@@ -17,7 +19,8 @@ struct EngineRig {
         // Headless audio is pulled in step with virtual time, as `Player` does.
         let e = engine, rate = 48000.0, hz = refresh
         var due = 0.0
-        output.onVblank = { _, _ in
+        output.onVblank = { target, _ in
+            picture?(target)
             due += rate / hz
             let n = Int(due.rounded(.down)); due -= Double(n)
             if e.playbackState == .playing { _ = e.timeline.pullAudio(frames: n, timeout: 5) }

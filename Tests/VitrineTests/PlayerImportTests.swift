@@ -3,6 +3,7 @@ import SystemSupport
 import Testing
 @testable import Vitrine
 import VitrineCore
+import VitrineTestSupport
 import CatalogStore
 
 /// USB catalog updates in a running player (`vitrine run` on a library, headless, in real time):
@@ -18,14 +19,7 @@ struct PlayerImportTests {
         try? FileManager.default.removeItem(atPath: clip)
         try FileManager.default.copyItem(atPath: try Harness.colorClip(colour, seconds: 1), toPath: clip)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [clip]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let sum = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
-        p.waitUntilExit()
+        let sum = try Subprocess.output("/usr/bin/sha256sum", [clip]).prefix(64)
         let manifest = """
         {"schema": "vitrine.manifest/1", "version": \(version), "title": "\(colour)",\(display.map { " \"display\": \($0)," } ?? "")
          "playlist": [{"id": "\(colour)", "type": "video", "src": "media/\(colour).mp4", "size": \(size), "sha256": "\(sum)"}]}
@@ -51,26 +45,21 @@ struct PlayerImportTests {
         return condition()
     }
 
-    @Test("a stick mounted under the media folder is imported and played; vitrine import hands a stick to the player (0 switched, 65 refused)")
+    @Test("a stick mounted under the media folder is imported and played; vitrine import hands a stick to the player (0 switched, 65 refused)",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
     func stickAndHandOff() throws {
-        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
         let root = try Harness.newFolder("player-import")
         let library = root + "/lib", media = root + "/media", events = root + "/events.jsonl"
         try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
         // The library starts with red (version 1), imported standalone.
         try Self.stick(at: root + "/first", colour: "red", version: 1)
-        let first = try CLITests.run(["import", root + "/first", "--library", library, "--quiet"])
+        let first = try VitrineBinary.run(["import", root + "/first", "--library", library, "--quiet"])
         #expect(first.code == 0, "\(first.err)")
 
-        let player = Process()
-        player.executableURL = URL(fileURLWithPath: CLITests.binary)
-        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--events", events,
-                            "--audio-device", "none", "--duration", "60", "--verbose"]
-        FileManager.default.createFile(atPath: root + "/player.log", contents: nil)
-        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/player.log"))
-        player.standardOutput = FileHandle.nullDevice
-        try player.run()
-        defer { if player.isRunning { player.terminate() }; player.waitUntilExit() }
+        let player = try VitrineBinary.start(["run", "--library", library, "--media-root", media, "--output", "headless",
+                                              "--events", events, "--audio-device", "none", "--duration", "60", "--verbose"],
+                                             standardOutput: .discard, standardError: .file(root + "/player.log"))
+        defer { player.terminate(); player.wait() }
         #expect(Self.waitFor(10) { Self.events(events, "renderingStarted").count >= 1 })
         #expect(ImportService.isPlayerRunning(library: library))
 
@@ -98,40 +87,39 @@ struct PlayerImportTests {
 
         // `vitrine import` while the player runs: the player does it and answers.
         try Self.stick(at: root + "/third", colour: "green", version: 3)
-        let handed = try CLITests.run(["import", root + "/third", "--library", library])
+        let handed = try VitrineBinary.run(["import", root + "/third", "--library", library])
         #expect(handed.code == 0, "\(handed.err)")
         #expect(handed.out == "Updated to version 3: 1 item\n")
         #expect(handed.err.contains("the player is running"))
-        let older = try CLITests.run(["import", root + "/first", "--library", library, "--quiet"])
+        let older = try VitrineBinary.run(["import", root + "/first", "--library", library, "--quiet"])
         #expect(older.code == 65)
         #expect(older.err.contains("version 1 is not newer than the last accepted version 3"), "\(older.err)")
         #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"green\"") } })
         #expect(Self.events(events, "importFinished").count == 4)
+        // The stick that plays, handed over again: up to date, exit 0.
+        let same = try VitrineBinary.run(["import", root + "/third", "--library", library, "--quiet"])
+        #expect(same.code == 0, "\(same.err)")
+        #expect(same.out == "Catalog is up to date: version 3 is already playing\n")
         player.terminate()
-        player.waitUntilExit()
+        player.wait()
         #expect(!ImportService.isPlayerRunning(library: library))
     }
 }
 
 extension PlayerImportTests {
-    @Test("an imported catalog with another display mode and rotation restarts the display with them, and plays")
+    @Test("an imported catalog with another display mode and rotation restarts the display with them, and plays",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
     func displayChangeRestartsTheOutput() throws {
-        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
         let root = try Harness.newFolder("player-display")
         let library = root + "/lib", media = root + "/media", events = root + "/events.jsonl", log = root + "/player.log"
         try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
         try Self.stick(at: root + "/first", colour: "red", version: 1, display: #"{"mode": "320x180@30"}"#)
-        #expect(try CLITests.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
+        #expect(try VitrineBinary.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
 
-        let player = Process()
-        player.executableURL = URL(fileURLWithPath: CLITests.binary)
-        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--events", events,
-                            "--audio-device", "none", "--duration", "60"]
-        FileManager.default.createFile(atPath: log, contents: nil)
-        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        player.standardOutput = FileHandle.nullDevice
-        try player.run()
-        defer { if player.isRunning { player.terminate() }; player.waitUntilExit() }
+        let player = try VitrineBinary.start(["run", "--library", library, "--media-root", media, "--output", "headless",
+                                              "--events", events, "--audio-device", "none", "--duration", "60"],
+                                             standardOutput: .discard, standardError: .file(log))
+        defer { player.terminate(); player.wait() }
         func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(Self.waitFor(10) { Self.events(events, "renderingStarted").count >= 1 })
         #expect(logText().contains("output: headless 320x180@30.00"))
@@ -145,34 +133,26 @@ extension PlayerImportTests {
         #expect(Self.waitFor(10) { Self.events(events, "nowPlayingChanged").contains { $0.contains("\"item\":\"blue\"") } })
         #expect(player.isRunning)
         player.terminate()
-        player.waitUntilExit()
-        #expect(player.terminationStatus == 0)
+        #expect(player.wait().status == 0)
     }
 
-    @Test("--duration counts the catalog time of every run: a display restart does not start it again")
+    @Test("--duration counts the catalog time of every run: a display restart does not start it again",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
     func durationAcrossARestart() throws {
-        guard CLITests.available else { print("skipped: no vitrine binary at \(CLITests.binary)"); return }
         let root = try Harness.newFolder("player-duration")
         let library = root + "/lib", media = root + "/media"
         try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
         try Self.stick(at: root + "/first", colour: "red", version: 1, display: #"{"mode": "320x180@30"}"#)
-        #expect(try CLITests.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
-        let player = Process()
-        player.executableURL = URL(fileURLWithPath: CLITests.binary)
-        player.arguments = ["run", "--library", library, "--media-root", media, "--output", "headless", "--audio-device", "none",
-                            "--duration", "6"]
-        let out = Pipe()
-        player.standardOutput = out
+        #expect(try VitrineBinary.run(["import", root + "/first", "--library", library, "--quiet"]).code == 0)
         let log = root + "/player.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        player.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try player.run()
+        let player = try VitrineBinary.start(["run", "--library", library, "--media-root", media, "--output", "headless",
+                                              "--audio-device", "none", "--duration", "6"], standardError: .file(log))
         // The first run plays before the stick comes.
         #expect(Self.waitFor(10) { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("first frame on screen") })
         try Self.stick(at: media + "/sda1", colour: "blue", version: 2, display: #"{"mode": "160x90@30", "fit": "cover"}"#)
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        player.waitUntilExit()
-        #expect(player.terminationStatus == 0)
+        let ended = player.wait()
+        let text = ended.out
+        #expect(ended.status == 0)
         // One summary per run: the first cut by the restart, the second for the rest of the 6 s.
         let times = text.split(separator: "\n").compactMap { line -> Double? in
             guard line.hasPrefix("catalog time: ") else { return nil }
@@ -182,13 +162,19 @@ extension PlayerImportTests {
         #expect(abs(times.reduce(0, +) - 6) < 0.1, "catalog times \(times)")
     }
 
-    @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
-    func resultBannerOutlivesTheSlate() throws {
-        let root = try Harness.newFolder("import-banner")
+    /// An import service on a fresh library, watching a media folder where a stick with blue
+    /// (version 1) is mounted as `sda1`.
+    static func serviceWithStick(_ name: String) throws -> ImportService {
+        let root = try Harness.newFolder(name)
         try FileManager.default.createDirectory(atPath: root + "/media", withIntermediateDirectories: true)
         try Self.stick(at: root + "/media/sda1", colour: "blue", version: 1)
-        let service = ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
-                                    mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+        return ImportService(library: CatalogLibrary(path: root + "/lib"), settings: ImportSettings(),
+                             mediaRoot: root + "/media", eventLog: nil, log: Logger(label: "t", sink: LogSink.memory().0))
+    }
+
+    @Test("the import's result banner moves to the next engine (the slate left for the imported catalog) for the rest of its 10 s")
+    func resultBannerOutlivesTheSlate() throws {
+        let service = try Self.serviceWithStick("import-banner")
         let slate = StatusBanner()
         service.banner = slate
         var switched: LibraryCatalog?

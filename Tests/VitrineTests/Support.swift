@@ -3,16 +3,10 @@ import Testing
 import Media
 @testable import Vitrine
 import VitrineCore
+import VitrineTestSupport
 
 /// Clips made with the ffmpeg CLI, catalogs, and headless runs whose snapshots are read back as pixels.
 enum Harness {
-    static let realMedia: String = {
-        if let p = ProcessInfo.processInfo.environment["VITRINE_REAL_MEDIA"] { return p }
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/media/real").path
-    }()
-    static var hasRealMedia: Bool { FileManager.default.fileExists(atPath: realMedia + "/bikes.mp4") }
-
     static let scratch: String = {
         let dir = NSTemporaryDirectory() + "vitrine-engine-tests-\(getpid())"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -32,13 +26,9 @@ enum Harness {
         clipLock.lock(); defer { clipLock.unlock() }
         let path = scratch + "/" + name
         if FileManager.default.fileExists(atPath: path) { return path }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + args + [path + ".part.\(name.split(separator: ".").last!)"]
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError(description: "ffmpeg failed making \(name)") }
+        let r = try Subprocess.run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args
+                                   + [path + ".part.\(name.split(separator: ".").last!)"], standardError: .discard)
+        guard r.code == 0 else { throw HarnessError(description: "ffmpeg failed making \(name)") }
         try FileManager.default.moveItem(atPath: path + ".part.\(name.split(separator: ".").last!)", toPath: path)
         return path
     }

@@ -116,21 +116,8 @@ public final class EventLog: Sendable {
 
     public static func num(_ d: Double) -> String { d.isFinite ? String(format: "%.6f", d) : "null" }
 
-    public static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    /// `s` as a JSON string literal (`JSONPath.quoted`: control and line-separator characters escaped).
+    public static func quote(_ s: String) -> String { JSONPath.quoted(s) }
 
     static func iso(_ t: Double) -> String {
         let f = ISO8601DateFormatter()

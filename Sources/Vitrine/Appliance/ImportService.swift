@@ -29,6 +29,12 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
             lock.lock()
             let changed = newValue !== bannerBoard
             bannerBoard = newValue
+            // A new engine after the run loop took the switched catalog plays it (the slate left for
+            // it, or a display restart): the result says so.
+            if changed, awaitingSwitch, switchTaken, let last = lastBanner {
+                awaitingSwitch = false
+                lastBanner = (Self.playing(last.banner), last.at)
+            }
             var carried = lastBanner?.banner
             if let h = carried?.hideAfter, let at = lastBanner?.at {
                 let left = h - (monotonicNow() - at)
@@ -42,9 +48,40 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     /// The last banner an import showed, and when (`CLOCK_MONOTONIC`).
     private var lastBanner: (banner: Banner, at: Double)?
 
-    /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
-    private func show(_ b: Banner) {
+    /// Whether the last banner says the switched catalog plays "after the current item", and that
+    /// has not happened yet; and whether the run loop has taken that catalog (`takeSwitchedCatalog`).
+    private var awaitingSwitch = false
+    private var switchTaken = false
+
+    /// The detail of a switched import's result once its catalog is on screen.
+    public static let playingNowDetail = "Playing now"
+
+    /// `b` with the detail saying the new catalog is on screen.
+    private static func playing(_ b: Banner) -> Banner {
+        var b = b
+        b.detail = playingNowDetail
+        return b
+    }
+
+    /// The switched catalog's first item is on screen (`Player.catalogStarted`): a result banner
+    /// that said "Playing it after the current item" now says "Playing now", for the rest of its time.
+    public func catalogStarted() {
         lock.lock()
+        guard awaitingSwitch, let last = lastBanner else { lock.unlock(); return }
+        awaitingSwitch = false
+        var b = Self.playing(last.banner)
+        if let h = b.hideAfter { b.hideAfter = max(0.5, h - (monotonicNow() - last.at)) }
+        lastBanner = (b, monotonicNow())
+        let board = bannerBoard
+        lock.unlock()
+        board?.show(b)
+    }
+
+    /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
+    private func show(_ b: Banner, awaitingSwitch awaiting: Bool = false) {
+        lock.lock()
+        awaitingSwitch = awaiting
+        switchTaken = false
         lastBanner = (b, monotonicNow())
         let board = bannerBoard
         lock.unlock()
@@ -132,6 +169,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         lock.lock(); defer { lock.unlock() }
         let c = switched
         switched = nil
+        if c != nil { switchTaken = true }
         return c
     }
 
@@ -315,27 +353,26 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
 
     private func finish(_ result: ImportResult, source: String, requestFile: String?) {
         eventLog?.writeImportFinished(result, source: source)
+        var answer = ImportAnswer(outcome: result.outcome.rawValue, message: result.message, problems: result.problems.map(\.description))
         switch result.outcome {
         case .switched:
             log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
-            show(Banner(title: result.message, detail: result.switchMode == .immediate ? "Playing it now"
-                                                                   : "Playing it after the current item",
-                               progress: nil, style: .success, hideAfter: Self.resultSeconds))
+            let immediate = result.switchMode == .immediate
+            show(Banner(title: result.message, detail: immediate ? "Playing it now" : "Playing it after the current item",
+                        progress: nil, style: .success, hideAfter: Self.resultSeconds), awaitingSwitch: !immediate)
         case .refused where Self.isAlreadyPlaying(source: source, library: library):
             // The same stick again (its manifest byte for byte the catalog that plays): not a fault.
             log.info("import from \(source): the catalog on it is the one playing (\(result.message))")
             show(Banner(title: "Catalog is up to date", detail: result.version.map { "Version \($0) is already playing" } ?? "",
                         progress: nil, style: .success, hideAfter: Self.resultSeconds))
+            answer = ImportAnswer(outcome: ImportAnswer.upToDate, message: Self.upToDateMessage(version: result.version), problems: [])
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
             show(Banner(title: result.outcome == .refused ? "Catalog update refused" : "Catalog update failed",
                                detail: result.message, progress: nil, style: .failure, hideAfter: Self.resultSeconds))
         }
-        if let requestFile {
-            Self.answer(requestFile, ImportAnswer(outcome: result.outcome.rawValue, message: result.message,
-                                                  problems: result.problems.map(\.description)))
-        }
+        if let requestFile { Self.answer(requestFile, answer) }
         lock.lock()
         if result.outcome == .switched, let c = result.catalog { switched = c }
         busy = false
@@ -345,16 +382,26 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     }
 
     /// Whether the stick's `vitrine/manifest.json` is byte for byte the `catalog.json` of the library's
-    /// `current` (an import keeps the manifest as it was on the stick).
-    static func isAlreadyPlaying(source: String, library: CatalogLibrary) -> Bool {
+    /// `current` (an import keeps the manifest as it was on the stick): importing it again is not a
+    /// fault, the catalog is up to date.
+    public static func isAlreadyPlaying(source: String, library: CatalogLibrary) -> Bool {
         let stick = source.hasSuffix("/vitrine") || source.hasSuffix("/vitrine/") ? source : source + "/vitrine"
         guard let a = FileManager.default.contents(atPath: stick + "/manifest.json"), !a.isEmpty,
               let b = FileManager.default.contents(atPath: library.path + "/current/catalog.json") else { return false }
         return a == b
     }
 
+    /// What `vitrine import` prints, and the player answers, for a stick that holds the catalog
+    /// playing: `Catalog is up to date: version 4 is already playing`.
+    public static func upToDateMessage(version: Int?) -> String {
+        "Catalog is up to date" + (version.map { ": version \($0) is already playing" } ?? "")
+    }
+
     /// What the player answers a `vitrine import` request with (`<request>.result`, JSON).
     public struct ImportAnswer: Sendable, Equatable {
+        /// The outcome of a stick that holds the catalog already playing (not a refusal: exit 0).
+        public static let upToDate = "upToDate"
+        /// `switched`, `refused`, `failed` (`ImportResult.Outcome`), or `upToDate`.
         public var outcome: String
         public var message: String
         public var problems: [String]

@@ -20,14 +20,14 @@ public final class Player {
     public let catalogDirectory: String
     public let options: RunOptions
     private let log: Logger
-    private let startMessage: String?
+    private let startMessage: SlateMessage?
 
     /// - Parameters:
     ///   - manifest: a validated manifest.
     ///   - catalogDirectory: the folder its `src` paths are relative to.
     ///   - slateMessage: when set, the run shows the slate with this text instead of the playlist (an
     ///     invalid manifest still gets a screen that says why).
-    public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: String? = nil) {
+    public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: SlateMessage? = nil) {
         self.manifest = manifest
         self.catalogDirectory = catalogDirectory
         self.options = options
@@ -36,13 +36,12 @@ public final class Player {
     }
 
     /// Makes SIGINT, SIGTERM and SIGHUP end `run()` at the next vblank (so the CRTC is restored):
-    /// blocks them, for the run loop's signalfd to read them, and ignores SIGPIPE. Call it first in
-    /// `main`, before any other thread starts: threads inherit the blocked mask, and a thread that
-    /// does not block them would take a process-directed signal's default action.
+    /// blocks them, for the run loop's signalfd to read them. Call it first in `main`, before any
+    /// other thread starts: threads inherit the blocked mask, and a thread that does not block them
+    /// would take a process-directed signal's default action.
     public static func installSignalHandlers() {
         stopSignal.store(false, ordering: .relaxed)
         SignalMask.block(stopSignals)
-        SignalMask.ignore([.pipe])
     }
 
     /// The signals that stop a run.
@@ -81,6 +80,10 @@ public final class Player {
     /// loop, its progress and results on the engine's banner, and a catalog it switched to plays from
     /// the next item boundary (or at once: `import.switch: immediate`).
     public var importer: ImportService?
+
+    /// Called on the run loop when a catalog from `nextCatalog` takes over: its first item is on
+    /// screen (at the item boundary, or at once when `immediate`). The import's banner says so.
+    public var catalogStarted: (() -> Void)?
 
     /// Plays until the playlist ends (no loop), `options.duration` passes, or a stop is requested.
     /// - Throws: `PlayerError.deviceUnavailable` when `--output drm` was asked for and no display can be
@@ -291,7 +294,7 @@ public final class Player {
         let layer = m.overlays.isEmpty ? nil
             : OverlayLayer(overlays: m.overlays, catalogDirectory: directory, log: log.child("overlay"))
         let folder = directory + "/"
-        pendingDecorations = { [log] engine in
+        pendingDecorations = { [log, unowned self] engine in
             guard next.immediate || engine.nowPlaying?.src.hasPrefix(folder) == true else { return false }
             engine.overlays = layer
             engine.prepareOverlays()
@@ -299,6 +302,7 @@ public final class Player {
             engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
             engine.volume = m.audio.volume
             log.info("the new catalog's popups, tap and idle rules and volume are in effect")
+            self.catalogStarted?()
             return true
         }
         if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }

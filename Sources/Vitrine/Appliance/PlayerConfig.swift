@@ -63,7 +63,7 @@ public struct PlayerConfig: Sendable, Equatable {
             case "input":
                 guard case let .object(inner) = value else { problems.append("input: expected an object"); continue }
                 for (k, v) in inner {
-                    guard k == "calibration" else { problems.append("input.\(k): unknown field \"\(k)\""); continue }
+                    guard k == "calibration" else { problems.append("\(JSONPath.member("input", k)): unknown field \(JSONPath.quoted(k))"); continue }
                     guard case let .array(items) = v, items.count == 6,
                           let m = CalibrationMatrix(items.compactMap { if case let .number(n) = $0 { return n.value } else { return nil } }) else {
                         problems.append("input.calibration: expected six numbers [a, b, c, d, e, f]"); continue
@@ -73,7 +73,7 @@ public struct PlayerConfig: Sendable, Equatable {
             case "import":
                 guard case let .object(inner) = value else { problems.append("import: expected an object"); continue }
                 for (k, v) in inner {
-                    let at = "import." + k
+                    let at = JSONPath.member("import", k)
                     switch k {
                     case "requireSignature", "allowDowngrade":
                         guard case let .bool(flag) = v else { problems.append("\(at): expected true or false"); continue }
@@ -94,7 +94,7 @@ public struct PlayerConfig: Sendable, Equatable {
                                 problems.append("\(at)[\(i)]: \(error) (give the base64 line of a minisign .pub file)")
                             }
                         }
-                    default: problems.append("\(at): unknown field \"\(k)\"")
+                    default: problems.append("\(at): unknown field \(JSONPath.quoted(k))")
                     }
                 }
                 if importSettings.requireSignature && importSettings.trustedKeys.isEmpty
@@ -111,10 +111,10 @@ public struct PlayerConfig: Sendable, Equatable {
                     case ("headless", "width"): if let i = int(v, "headless.width", min: 16) { headlessWidth = i }
                     case ("headless", "height"): if let i = int(v, "headless.height", min: 16) { headlessHeight = i }
                     case ("headless", "refresh"): if let i = int(v, "headless.refresh", min: 1) { headlessRefresh = Double(i) }
-                    default: problems.append("\(key).\(k): unknown field \"\(k)\"")
+                    default: problems.append("\(JSONPath.member(key, k)): unknown field \(JSONPath.quoted(k))")
                     }
                 }
-            default: problems.append("\(key): unknown field \"\(key)\"")
+            default: problems.append("\(JSONPath.member("", key)): unknown field \(JSONPath.quoted(key))")
             }
         }
         if bufferFrames < periodFrames * 2 { problems.append("audio.bufferFrames: must be at least twice audio.periodFrames") }

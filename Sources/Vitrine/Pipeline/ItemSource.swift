@@ -141,8 +141,16 @@ final class ItemSource: Sendable {
         }
         let hasVideo = file.video != nil
         let hasAudio = file.audio != nil
+        // A picture that cannot be decoded skips a video or image item (its sound alone would show the
+        // background); a sound that cannot be decoded leaves a video silent.
+        let undecodable = file.undecodableStreams
+        if item.type != .audio, !hasVideo, let s = undecodable.first(where: { $0.kind == .video }) {
+            fail("cannot decode its \(s)")
+            return
+        }
         if item.type == .video && !hasVideo && !hasAudio || item.type == .image && !hasVideo || item.type == .audio && !hasAudio {
-            fail("no \(item.type == .audio ? "audio" : "video") stream in \(file.containerName)")
+            fail("no \(item.type == .audio ? "audio" : "video") stream in \(file.containerName)"
+                 + undecodable.map { "; cannot decode its \($0)" }.joined())
             return
         }
         shared.withLock {
@@ -166,11 +174,16 @@ final class ItemSource: Sendable {
         var videoFrames = 0
         var videoEnd = 0.0
         var lastError: String?
+        var warnedUndecodable = false   // once the file gives a frame
         decoding: while true {
             if video.closed { return }
             let next: DecodedFrame?
             do { next = try file.read() } catch { lastError = "\(error)"; break }
             guard let next else { break }
+            if !warnedUndecodable {
+                warnedUndecodable = true
+                for s in undecodable { log.warning("\(item.id): playing without its \(s)", ["file": path]) }
+            }
             switch next {
             case .video(let f):
                 if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int((cap - origin) * Double(audioFormat.sampleRate)) { break decoding }; continue }
@@ -231,7 +244,7 @@ final class ItemSource: Sendable {
             log.warning("\(item.id): skipped \(file.corruptPackets) corrupt packets", ["file": path])
         }
         if videoFrames == 0 && audioFrames == 0 {
-            fail("no decodable frames")
+            fail("no decodable frames" + undecodable.map { "; cannot decode its \($0)" }.joined())
             return
         }
         shared.withLock { $0.audioFrames = audioFrames; $0.videoEnd = videoEnd; $0.state = .finished }

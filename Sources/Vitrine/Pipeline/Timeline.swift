@@ -68,7 +68,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var consecutiveFailures = 0
         var failures: [String] = []
         var slateUntil: Double? = nil
-        var slateMessage: String? = nil
+        var slateMessage: SlateMessage? = nil
         var exhausted = false       // nextItem returned nil and nothing is scheduled
         var audioFrame = 0          // next catalog frame the audio consumer will take
         var underflowFrames = 0
@@ -127,14 +127,15 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
 
     /// True when nothing is scheduled and the queue had nothing more.
     var isExhausted: Bool { state.withLock { $0.exhausted && $0.entries.isEmpty } }
-    var slateMessage: String? { state.withLock { $0.slateMessage } }
+    var slateMessage: SlateMessage? { state.withLock { $0.slateMessage } }
     /// The catalog time the slate (nothing could play) tries the items again at; nil with no slate.
     var slateRetryTime: Double? { state.withLock { $0.slateUntil } }
     var underflowFrames: Int { state.withLock { $0.underflowFrames } }
     var entries: [Entry] { state.withLock { $0.entries } }
 
+    /// The item's file; a relative `src` as spelled on disk (NFC or NFD: `FileNames`).
     private func path(for item: PlaylistItem) -> String {
-        item.src.hasPrefix("/") ? item.src : (catalogDirectory as NSString).appendingPathComponent(item.src)
+        item.src.hasPrefix("/") ? item.src : FileNames.path(item.src, in: catalogDirectory)
     }
 
     private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, startAt: Double = 0) -> Entry {
@@ -222,7 +223,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             // entry: a decoder thread may fail between two reads.
             for e in s.entries { if case .failed(let why) = e.source.state { changes.failed.append((e, why)) } }
             for (e, why) in changes.failed {
-                s.failures.append("\(e.item.id): \(why)")
+                s.failures.append("\(Self.displayName(e.item.src)): \(why)")
                 // A file that stays broken is reported at error level once every 10 minutes, not on
                 // every pass of the loop.
                 let key = e.source.path + "\u{0}" + why
@@ -237,7 +238,7 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             }
             s.entries.removeAll { e in changes.failed.contains { $0.0 === e } }
             if s.consecutiveFailures >= max(1, failureLimit) {
-                s.slateMessage = "Nothing in this catalog can play.\n" + s.failures.suffix(6).joined(separator: "\n")
+                s.slateMessage = .nothingPlayable(s.failures)
                 s.slateUntil = position + 10
                 s.entries.forEach { $0.source.cancel() }
                 changes.retired += s.entries
@@ -433,6 +434,18 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             }
             s.lastAudio = (entry, pos + frames)
         }
+    }
+
+    /// A file as the slate names it: `src` as the manifest wrote it; for an imported catalog's
+    /// absolute path, the part after its `gen.<N>/` folder.
+    static func displayName(_ src: String) -> String {
+        guard src.hasPrefix("/") else { return src }
+        let parts = src.split(separator: "/", omittingEmptySubsequences: false)
+        if let gen = parts.lastIndex(where: { $0.hasPrefix("gen.") && $0.dropFirst(4).allSatisfy(\.isNumber) && $0.count > 4 }),
+           gen + 1 < parts.count {
+            return parts[(gen + 1)...].joined(separator: "/")
+        }
+        return src
     }
 
     /// Next catalog audio frame to be produced.

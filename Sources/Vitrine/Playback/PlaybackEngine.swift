@@ -62,8 +62,8 @@ public final class PlaybackEngine: ActionPerformer {
     private var decodeStartedPosted = Set<Int>()
     private var decodeCompletePosted = Set<Int>()
     private var volumeGain = 1.0
-    /// A slate message that replaces everything (an invalid manifest).
-    var fixedSlate: String?
+    /// A slate that replaces everything (an invalid manifest, no catalog).
+    var fixedSlate: SlateMessage?
     /// Input routing (taps, Escape, idle), when input is wired.
     var input: InputRouter?
     /// A seek to apply once the current item is on screen (a `jump` with a time).
@@ -138,10 +138,11 @@ public final class PlaybackEngine: ActionPerformer {
     /// spinner or a progress bar. Call again with a new `Banner` for each progress step.
     ///
     /// Unlike the other control calls, this one (and `hideBanner()`) may be called from any thread:
-    /// the change shows at the next vblank. It is above the video and the slate and under the popups
-    /// (a popup's dimming dims it too), so what is visible is always what a tap reaches; the banner
-    /// itself takes no input. It is redrawn only when it changes: a spinner step (12 a second), a
-    /// whole pixel of progress, new text, or when it goes away.
+    /// the change shows at the next vblank. It is above the video, the slate and a popup's dimming
+    /// (so it stays legible on a dimmed screen) and under the popup panels, so nothing covers a panel
+    /// a tap may reach; the banner itself takes no input (a tap on it is a tap on what is under it).
+    /// It is redrawn only when it changes: a spinner step (12 a second), a whole pixel of progress,
+    /// new text, or when it goes away.
     public func showBanner(_ banner: Banner) { statusBanner.show(banner) }
 
     /// Hides the status banner at the next vblank; no effect when none is up. Any thread.
@@ -302,8 +303,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// as decoded late). Waits on `loop` (for the decoders' progress, and a 2 s timer), then starts
     /// the sound device and calls `started`.
     func startPlayback(on loop: EventLoop, then started: @escaping () -> Void) {
-        timeline.moreExpected = !queue.queueIsEmpty || refill != nil
-        _ = timeline.maintain(position: 0)
+        scheduleFirstItem()
         var done = false
         var timeout: LoopTimer?
         var progress: LoopWaker?
@@ -322,6 +322,27 @@ public final class PlaybackEngine: ActionPerformer {
         progress = loop.makeWaker(onWake: check)
         timeout = loop.scheduleTimer(after: .seconds(2), finish)
         check()
+    }
+
+    /// `startPlayback(on:then:)` on a thread with no run loop (a test that steps the engine): waits for
+    /// the decoders' progress, at most 2 s, then starts the sound device.
+    func startPlayback() {
+        scheduleFirstItem()
+        let deadline = monotonicNow() + 2
+        while monotonicNow() < deadline {
+            let generation = timeline.progress.generation
+            if prefilled() { break }
+            timeline.progress.wait(after: generation, timeout: deadline - monotonicNow())
+        }
+        audio?.start(timeline: timeline)
+    }
+
+    /// Schedules the first item (and reports it if it failed already).
+    private func scheduleFirstItem() {
+        timeline.moreExpected = !queue.queueIsEmpty || refill != nil
+        // Posted, not dropped: an item that failed to open already counts (`stats.itemsFailed`), so a
+        // catalog that cannot play is reported as such however fast its decoder gave up.
+        post(timeline.maintain(position: 0), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
     }
 
     /// Whether the first item is ready for the clock to start (see `startPlayback`).
@@ -346,7 +367,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// What the screen shows at the vblank at catalog time `position`.
     enum Showing {
         /// The slate with its message.
-        case slate(String)
+        case slate(SlateMessage)
         /// The background colour.
         case background
         /// A frame of this entry (the presenter picks it).
@@ -514,6 +535,8 @@ public final class PlaybackEngine: ActionPerformer {
         }
         for e in changes.retired where e.onScreen.renderingStarted {
             events.report(.itemEnded(generation: e.source.generation, video: e.source.hasVideo && !e.source.isStill, how: nil))
+            // The item played to its end: cue points after its last frame's PTS, up to its length, fire now.
+            if let length = e.source.length, let cue = e.onScreen.cues.finish(length: length) { dispatcher.dispatch(cue) }
             events.post(.renderingComplete(item: e.item.id))
             if e === currentEntry { currentEntry = nil }
         }

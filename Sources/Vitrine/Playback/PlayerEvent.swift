@@ -87,12 +87,79 @@ public struct TimedEvent: Sendable, Equatable {
     public var wall: Double
 }
 
-/// Delivers events to observers, each through its own `AsyncStream`, and keeps the session's
-/// lifecycle history so an observer added mid-session first receives what already happened
+/// The lifecycle events a late observer is replayed: the current lifecycle, not the history.
+///
+/// Kept: the latest `playbackStateChanged`, `nowPlayingChanged` and `endOfAudio`, the last
+/// `errorLimit` errors, and the events of each item still in flight (scheduled, decoding or on
+/// screen). When an item ends (`renderingComplete`, `decoderCanceled`, `decodingAborted`) its
+/// events go, with the end itself. So a box that plays for months keeps a few dozen events, not
+/// about 9 for every item it ever played; `limit` bounds it whatever the order of events.
+struct LifecycleReplay {
+    /// The most events kept; the oldest go first past it.
+    static let limit = 64
+    /// The most `encounteredError` events kept.
+    static let errorLimit = 8
+    private(set) var events: [TimedEvent] = []
+
+    mutating func record(_ timed: TimedEvent) {
+        let e = timed.event
+        switch e {
+        case .playbackStateChanged, .nowPlayingChanged, .endOfAudio:
+            events.removeAll { $0.event.name == e.name }
+            events.append(timed)
+        case .encounteredError:
+            events.append(timed)
+            let errors = events.indices.filter { events[$0].event.name == e.name }
+            if errors.count > Self.errorLimit {
+                let drop = Set(errors.prefix(errors.count - Self.errorLimit))
+                events = events.indices.filter { !drop.contains($0) }.map { events[$0] }
+            }
+        case let .renderingComplete(item), let .decoderCanceled(item, _), let .decodingAborted(item, _, _):
+            endItem(item)
+        default:
+            guard e.isLifecycle else { return }
+            events.append(timed)
+        }
+        if events.count > Self.limit { events.removeFirst(events.count - Self.limit) }
+    }
+
+    /// The item that ended is the oldest of its id in flight: its events are those before the next
+    /// scheduling of the same id (a one-item loop prerolls the item again before it ends).
+    private mutating func endItem(_ item: String) {
+        let mine = events.indices.filter { Self.item(of: events[$0].event) == item }
+        let starts = mine.filter { Self.startsItem(events[$0].event) }
+        let end = starts.count >= 2 ? starts[1] : Int.max
+        let drop = Set(mine.filter { $0 < end })
+        events = events.indices.filter { !drop.contains($0) }.map { events[$0] }
+    }
+
+    /// The item an item-scoped lifecycle event is about.
+    static func item(of e: PlayerEvent) -> String? {
+        switch e {
+        case let .decodingStarted(i), let .decodingComplete(i), let .renderingWillStart(i, _), let .renderingStarted(i),
+             let .renderingWillComplete(i, _), let .didAdvanceToPlaybackSession(i), let .durationChanged(i, _):
+            return i
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `e` is the first event of an item's pass: scheduled by the queue, or played at once.
+    static func startsItem(_ e: PlayerEvent) -> Bool {
+        switch e {
+        case .renderingWillStart, .didAdvanceToPlaybackSession: return true
+        default: return false
+        }
+    }
+}
+
+/// Delivers events to observers, each through its own `AsyncStream`, and keeps the current
+/// lifecycle (`LifecycleReplay`) so an observer added mid-session first receives what it needs to
+/// know the state of things: what plays, in which state, and the lifecycle of the items in flight
 /// (cue points and progress excepted: only future ones).
 public final class EventHub: Sendable {
     private struct State {
-        var history: [TimedEvent] = []
+        var replay = LifecycleReplay()
         var observers: [UUID: AsyncStream<TimedEvent>.Continuation] = [:]
         var callbacks: [UUID: @Sendable (TimedEvent) -> Void] = [:]
     }
@@ -100,33 +167,36 @@ public final class EventHub: Sendable {
 
     public init() {}
 
-    /// A stream of events from now on, preceded by the lifecycle history.
+    /// A stream of events from now on, preceded by the current lifecycle.
     public func events() -> AsyncStream<TimedEvent> {
         let (stream, continuation) = AsyncStream<TimedEvent>.makeStream(bufferingPolicy: .unbounded)
         let id = UUID()
         state.withLock { s in
-            for e in s.history { continuation.yield(e) }
+            for e in s.replay.events { continuation.yield(e) }
             s.observers[id] = continuation
         }
         continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
         return stream
     }
 
-    /// Calls `body` synchronously for every event from now on (after replaying the history).
+    /// Calls `body` synchronously for every event from now on (after replaying the current lifecycle).
     @discardableResult
     public func observe(_ body: @escaping @Sendable (TimedEvent) -> Void) -> UUID {
         let id = UUID()
-        let replay = state.withLock { s -> [TimedEvent] in s.callbacks[id] = body; return s.history }
+        let replay = state.withLock { s -> [TimedEvent] in s.callbacks[id] = body; return s.replay.events }
         replay.forEach(body)
         return id
     }
 
     public func removeObserver(_ id: UUID) { _ = state.withLock { $0.callbacks.removeValue(forKey: id) } }
 
+    /// The events a late observer would be replayed now.
+    var replayed: [TimedEvent] { state.withLock { $0.replay.events } }
+
     func post(_ event: PlayerEvent, monotonic: Double = monotonicNow()) {
         let timed = TimedEvent(event: event, monotonic: monotonic, wall: Date().timeIntervalSince1970)
         let callbacks = state.withLock { s -> [@Sendable (TimedEvent) -> Void] in
-            if event.isLifecycle { s.history.append(timed) }
+            if event.isLifecycle { s.replay.record(timed) }
             for c in s.observers.values { c.yield(timed) }
             return Array(s.callbacks.values)
         }

@@ -658,14 +658,15 @@ final class Presenter {
             drawStart = monotonicNow()
             defer { drawEnd = monotonicNow() }
             if popups || bannerUp {
-                // The banner first, so the popups (which take the input) are always on top.
+                // The banner above the popups' dimming (legible) and under their panels (which
+                // take the input, so they are always on top).
                 try compositor.drawDecorated(shown, into: target) { logical, under in
-                    if bannerUp {
-                        logical.copy(from: under)
-                        banner.draw(into: logical, at: at)
-                        layer?.draw(into: logical, at: at)
+                    let drawBanner: ((PixelTarget) -> Void)? = bannerUp ? { banner.draw(into: $0, at: at) } : nil
+                    if let layer {
+                        layer.draw(into: logical, at: at, base: under, aboveDimming: drawBanner)
                     } else {
-                        layer?.draw(into: logical, at: at, base: under)
+                        logical.copy(from: under)
+                        drawBanner?(logical)
                     }
                 }
             } else {

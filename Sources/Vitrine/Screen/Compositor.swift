@@ -8,8 +8,8 @@ indirect enum ScreenContent: Equatable {
     case frame(VideoFrame, generation: Int)
     /// The background colour only (audio items, start-up).
     case background
-    /// The built-in slate with a message.
-    case slate(String)
+    /// The built-in slate with its message.
+    case slate(SlateMessage)
     /// `to` drawn over by the previous screen `from` at opacity 1 − `progress` (a crossfade).
     case crossfade(from: ImageBuffer, to: ScreenContent, progress: Double)
 
@@ -31,7 +31,7 @@ final class Compositor {
     let display: DisplaySettings
     private let scaler = Scaler()
     private var rotated: ImageBuffer?
-    private let slate: SlateRenderer
+    let slate: SlateRenderer
 
     init(display: DisplaySettings, log: Logger) {
         self.display = display

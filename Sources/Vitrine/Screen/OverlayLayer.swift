@@ -196,7 +196,7 @@ final class OverlayLayer {
     /// FFmpeg reads); nil when it cannot be read (logged once, and the popup is drawn without it).
     private func picture(_ path: String) -> VideoFrame? {
         if let known = pictures[path] { return known }
-        let full = path.hasPrefix("/") ? path : (catalogDirectory as NSString).appendingPathComponent(path)
+        let full = path.hasPrefix("/") ? path : FileNames.path(path, in: catalogDirectory)
         var frame: VideoFrame?
         do {
             let file = try MediaFile(path: full)
@@ -242,7 +242,10 @@ final class OverlayLayer {
     /// popup's dimming combined (`PixelTarget.Tint.combined`), and each panel is blended with the
     /// dimmings of the popups above it: the target is written once and read back only under panels.
     /// Without `base`, each popup's dimming is applied over the target in turn.
-    func draw(into target: PixelTarget, at time: Double, base: PixelTarget? = nil) {
+    ///
+    /// `aboveDimming` draws between the dimming and the panels (the status banner: legible over a
+    /// dimmed screen, and under every panel, which take the taps).
+    func draw(into target: PixelTarget, at time: Double, base: PixelTarget? = nil, aboveDimming: ((PixelTarget) -> Void)? = nil) {
         presenter.update(at: time)
         let full = PixelRect(x: 0, y: 0, width: target.width, height: target.height)
         var layers: [(frame: (x: Double, y: Double, width: Double, height: Double), alpha: Double, dim: PixelTarget.Tint, panel: Canvas)] = []
@@ -259,10 +262,13 @@ final class OverlayLayer {
             } else {
                 target.copy(from: base)
             }
+        } else {
+            for layer in layers { target.dim(full, color: layer.dim.color, alpha: layer.dim.alpha) }
         }
+        aboveDimming?(target)
         for (i, layer) in layers.enumerated() {
-            let above = base == nil ? nil : PixelTarget.Tint.combined(layers[(i + 1)...].map(\.dim))
-            if base == nil { target.dim(full, color: layer.dim.color, alpha: layer.dim.alpha) }
+            // Each panel under the dimmings of the popups above it.
+            let above = PixelTarget.Tint.combined(layers[(i + 1)...].map(\.dim))
             layer.panel.withPixels { raw, stride in
                 let src = PixelTarget(base: UnsafeMutableRawPointer(mutating: raw.baseAddress!), width: layer.panel.width,
                                       height: layer.panel.height, stride: stride)

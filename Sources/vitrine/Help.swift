@@ -1,0 +1,153 @@
+// The usage texts of `vitrine` and its commands (`vitrine <command> --help`). The man page,
+// docs/vitrine.1.scd, says the same at more length: keep the two together.
+
+let topHelp = """
+usage: vitrine <command> [options]
+
+Plays a signage catalog (a folder with manifest.json and its media) on a DRM/KMS screen with
+ALSA sound, or into a headless output that can record and take snapshots.
+
+commands:
+  run        play a catalog folder (or the library's current catalog) in a loop
+  import     copy a USB stick's catalog into the library, verified, and switch to it
+  play       play files given on the command line (an ad-hoc playlist)
+  validate   check a manifest, its media files and a stick's sizes and hashes
+  probe      list DRM devices, connectors, modes, planes, ALSA PCMs, and what is missing
+  bench      decode, convert and present one file untimed; print frames per second
+
+Run `vitrine <command> --help` (or -h) for a command's options, `man vitrine` for the manual.
+exit codes: 0 ok, 64 usage, 65 invalid manifest or media, 66 catalog not found,
+69 device unavailable, 1 other.
+"""
+
+let outputHelp = """
+  --events FILE            append every player event to FILE as JSON lines (proof of play)
+  --output drm|headless    output (default: drm when /dev/dri/card* exists, else headless)
+  --record FILE            headless: write the screen and sound to FILE (.mkv), as fast as possible
+  --snapshot-at T1,T2,…    headless: write PNG snapshots at these catalog times (seconds)
+  --snapshot-dir DIR       where snapshots go (default: .)
+  --duration S             stop after S seconds of catalog time
+  --realtime               headless: pace vblanks in real time even when recording
+  --audio-device NAME      ALSA PCM name (overrides the manifest); `none` for no sound
+  --connector NAME         DRM connector, e.g. HDMI-A-1 (default: first connected)
+  --card PATH              DRM device (default: first /dev/dri/card*)
+  --config FILE            appliance config (default: /etc/vitrine/config.json if present)
+  --log-file FILE          append log lines, each with its UTC time, to FILE instead of stderr
+                           (on stderr, lines carry the time unless stderr is the journal)
+  --verbose                debug logging
+  -h, --help               this help
+"""
+
+let runHelp = """
+usage: vitrine run [--catalog DIR | --library DIR] [options]
+
+Plays DIR/manifest.json (or DIR/catalog.json); --catalog also takes the manifest file itself.
+Without --catalog, plays the library's current catalog (config `library`, default
+/var/lib/vitrine), or its previous one when current is broken. Missing or broken media files are
+logged and skipped; when nothing can play, a slate says why and the player keeps checking.
+Prints frames presented, frames dropped, xruns and the A/V offset at exit.
+
+options:
+  --catalog DIR            the catalog folder (holds manifest.json or catalog.json), or its manifest
+  --library DIR            the catalog library (default: config `library`)
+  --media-root DIR         where USB sticks are mounted (default: /run/vitrine/media); the player
+                           imports each stick that appears there with vitrine/manifest.json
+\(outputHelp)
+
+exit codes: 0 played (or stopped by SIGINT/SIGTERM), 65 nothing in the catalog could play (an
+invalid manifest, no catalog in the library, or no playable file), 66 the --catalog folder does
+not exist, 69 no display or sound device, 64 usage, 1 other.
+"""
+
+let importHelp = """
+usage: vitrine import PATH [--library DIR] [--config FILE] [--events FILE] [--quiet] [--standalone]
+       vitrine import --check [--deep] [--library DIR] [--config FILE]
+
+Copies the catalog on a USB stick into the library and switches to it. PATH is the stick's mount
+point (holding vitrine/) or the vitrine/ folder. The manifest must give size and sha256 for every
+file; vitrine/manifest.json.minisig is verified against config import.trustedKeys. Every file is
+hashed while it is copied; the playing catalog is untouched until the new one is whole on disk.
+When a player is playing this library (it holds <library>/player.lock), the import runs in the
+player, which shows its progress and result on screen and switches at the next item boundary;
+this command waits for its answer and exits the same way.
+
+--check cleans up after an interrupted import and prints what would play (--deep also re-hashes
+every file).
+
+options:
+  --library DIR            the catalog library (default: config `library`, /var/lib/vitrine)
+  --config FILE            appliance config (default: /etc/vitrine/config.json if present)
+  --events FILE            append importStarted/importFinished JSON lines to FILE
+  --quiet                  no progress lines on stderr
+  --standalone             import here even when a player is running
+  -h, --help               this help
+
+exit codes: 0 switched, or already up to date (the stick holds the catalog that plays; --check:
+a catalog can play), 65 refused (reasons on stderr; --check: nothing can play), 1 failed (I/O
+error, disk full, another import running), 64 usage.
+"""
+
+let playHelp = """
+usage: vitrine play FILE… [options]
+
+Plays the files in order as an ad-hoc playlist (video, audio, or images for --image-duration s).
+A file whose name starts with "-" goes after `--`, or as ./-name.
+
+options:
+  --image-duration S       seconds to show each image (default 5)
+  --once                   stop after the last file instead of looping
+  --fit contain|cover|stretch   (default contain)
+  --rotation 0|90|180|270  (default 0)
+  --mode WxH@Hz            screen mode (headless size)
+\(outputHelp)
+"""
+
+let validateHelp = """
+usage: vitrine validate MANIFEST
+
+Checks MANIFEST (a manifest.json, a catalog folder holding one, or a USB stick: its mount point or
+its vitrine/ folder) and every media file it names. Each file is opened and its first pictures and
+sounds decoded, so a file that cannot play is named with the reason. Sizes and sha256 are checked
+where the manifest gives them; on a stick they are required, with the other stick rules. A cue
+point past the end of its item is a warning: it never fires.
+Prints each problem as `path: reason`. Exit 0 when valid, 65 when not, 66 when MANIFEST does not
+exist, 64 usage.
+
+options:
+  -h, --help               this help
+"""
+
+let probeHelp = """
+usage: vitrine probe
+
+Lists DRM devices (driver, capabilities, connectors, modes, CRTCs, planes), ALSA cards and PCMs,
+and what is missing for each output.
+
+options:
+  -h, --help               this help
+"""
+
+let benchHelp = """
+usage: vitrine bench FILE [--mode WxH]
+
+Decodes FILE, converts every frame to XRGB8888 and presents it on the headless output with no
+clock. Prints frames, seconds and frames per second. Used by `make bench`.
+
+options:
+  --mode WxH               the headless output's size (default: the file's)
+  -h, --help               this help
+"""
+
+/// A command of `vitrine`: its name, what runs it, and its usage text.
+struct Command: Sendable {
+    var name: String
+    var run: @Sendable ([String]) throws -> Exit
+    var help: String
+}
+
+/// The commands, in the order `vitrine --help` lists them.
+let commands: [Command] = [
+    Command(name: "run", run: commandRun, help: runHelp), Command(name: "import", run: commandImport, help: importHelp),
+    Command(name: "play", run: commandPlay, help: playHelp), Command(name: "validate", run: commandValidate, help: validateHelp),
+    Command(name: "probe", run: commandProbe, help: probeHelp), Command(name: "bench", run: commandBench, help: benchHelp),
+]
