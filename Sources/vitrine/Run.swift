@@ -1,5 +1,5 @@
-// `vitrine run` and `vitrine play`: options, the appliance's supervisor loop (library, slate,
-// imports, display restarts) and the exit code of a run.
+// `vitrine run` and `vitrine play`: options, and the exit code of the appliance's runs (the
+// supervisor itself, library, slate, imports and display restarts, is `ApplianceSupervisor`).
 
 import Foundation
 import Vitrine
@@ -84,52 +84,15 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
     return o
 }
 
-/// How a run ended, for the caller of `play`.
-struct RunEnd {
-    /// For an imported catalog with other display settings: the caller plays the library again.
-    var forDisplayChange = false
-    /// Catalog seconds the run played (what `--duration` has used up).
-    var catalogSeconds = 0.0
-}
-
-/// Plays one run and returns its exit code: 65 when nothing of the catalog could play (the slate
-/// was asked for, or every item that was tried failed), whatever the options; 0 otherwise.
-/// `ended` says whether it ended for a display change, and how long it played.
-func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage? = nil,
-          importer: ImportService? = nil, eventLog: EventLog? = nil, ended: inout RunEnd) -> Exit {
-    do {
-        let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
-        player.eventLog = eventLog
-        if let importer {
-            // USB sticks and `vitrine import` requests, watched on the run's loop; a finished import
-            // hands its catalog over (at the next item boundary, or at once).
-            player.importer = importer
-            // "Playing it after the current item" becomes "Playing now" when it is.
-            player.catalogStarted = { importer.catalogStarted() }
-        }
-        let stats = try player.run()
-        say(stats.description)
-        ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
-        if ended.forDisplayChange { return .ok }
-        if slate != nil { return .dataError }
-        // Nothing in the playlist could play at all: invalid media.
-        if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return .dataError }
-        return .ok
-    } catch let e as PlayerError {
-        log.error("\(e)")
-        if case .invalidConfiguration = e { return .dataError }
-        return .unavailable
-    } catch {
-        log.error("\(error)")
-        return .failure
+/// The exit code of the appliance's last run (sysexits): 0 played, 65 nothing could play, 69 no
+/// display, 1 another error.
+func exitCode(_ outcome: ApplianceSupervisor.Outcome) -> Exit {
+    switch outcome {
+    case .played: return .ok
+    case .nothingPlayable: return .dataError
+    case .unavailable: return .unavailable
+    case .failed: return .failure
     }
-}
-
-func play(manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage? = nil,
-          importer: ImportService? = nil, eventLog: EventLog? = nil) -> Exit {
-    var ended = RunEnd()
-    return play(manifest: manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer,
-                eventLog: eventLog, ended: &ended)
 }
 
 /// The manifest of a catalog folder: `manifest.json`, or `catalog.json` (a library generation).
@@ -159,114 +122,20 @@ func commandRun(_ argv: [String]) throws -> Exit {
         throw UsageError(description: "give --catalog or --library, not both")
     }
     let location = try args.options["catalog"].map(catalogLocation)
-    var options = try runOptions(args)
-    let library = location == nil ? CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library) : nil
+    let options = try runOptions(args)
+    let source: ApplianceSupervisor.Source = try location.map { .catalog(folder: $0.catalog, manifest: $0.manifest) }
+        ?? .library(CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library))
     let log = try makeLog(args)
     Player.installSignalHandlers()
-    // Playing the library: watch for USB sticks and `vitrine import` requests, and hold the player lock
-    // (so `vitrine import` hands its stick over instead of importing beside the player).
-    var importer: ImportService?
-    var playerLock: FileDescriptor?
     // One event log for the whole run: the player's events and the imports (it rotates itself).
     let eventLog: EventLog?
     do { eventLog = try options.eventsPath.map { try EventLog(path: $0) } } catch {
         throw UsageError(description: "--events: cannot open \(options.eventsPath ?? ""): \(error.localizedDescription)")
     }
-    if let library {
-        try? FileManager.default.createDirectory(atPath: library.path, withIntermediateDirectories: true)
-        // `vitrine import` takes the lock for an instant to see whether a player runs: try for a second.
-        playerLock = ImportService.lockAsPlayer(library: library.path, retryingFor: 1)
-        if playerLock == nil {
-            log.warning("library \(library.path): another player holds \(ImportService.playerLockPath(library: library.path)); "
-                        + "this one does not import USB sticks")
-        } else {
-            importer = ImportService(library: library, settings: try loadConfig(args).importSettings,
-                                     mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
-                                     eventLog: eventLog, log: log.child("import"))
-        }
-    }
-    defer { _ = playerLock }
-    var firstLook = true
-    while true {
-        let catalog: String, manifestPath: String
-        var slate: SlateMessage?
-        if let library {
-            // Start-up: clean up after an interrupted import, then current, else previous, else the slate.
-            let resolution = firstLook ? library.openForPlayback() : library.resolve()
-            firstLook = false
-            for skipped in resolution.skipped { log.warning("library \(library.path): \(skipped)") }
-            if let found = resolution.catalog {
-                log.info("library \(library.path): playing \(found.slot.rawValue), \(found.summary)")
-                catalog = found.directory
-                manifestPath = found.manifestPath
-            } else {
-                catalog = library.path
-                manifestPath = library.path + "/current/catalog.json"
-                slate = .noCatalog(library: library.path, skipped: resolution.skipped)
-                log.error("library \(library.path): no playable catalog; showing the slate and checking again in 10 s")
-            }
-        } else {
-            (catalog, manifestPath) = location!
-        }
-        if slate == nil, !FileManager.default.fileExists(atPath: manifestPath) {
-            slate = .missingManifest(manifestPath)
-            log.error("\(manifestPath): no such file; showing the slate and checking again in 10 s")
-        }
-        if slate == nil {
-            // Structure first; missing media is only logged here, because the player skips such items and
-            // keeps the rest of the catalog on screen.
-            let result = ManifestParser.load(path: manifestPath)
-            let fatal = result.errors.filter { !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file") }
-            for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
-            if fatal.isEmpty, let manifest = result.manifest ?? reparseIgnoringFiles(manifestPath) {
-                var ended = RunEnd()
-                let code = play(manifest: manifest, catalog: catalog, options: options, log: log, importer: importer,
-                                eventLog: eventLog, ended: &ended)
-                // An imported catalog with other display settings: play the library again, with them,
-                // for what is left of --duration and the snapshot times.
-                guard ended.forDisplayChange, library != nil, !Player.stopRequested else { return code }
-                if let d = options.duration {
-                    if d - ended.catalogSeconds <= 1e-6 { return code }
-                    options.duration = d - ended.catalogSeconds
-                }
-                options.snapshotTimes = options.snapshotTimes.filter { $0 >= ended.catalogSeconds }.map { $0 - ended.catalogSeconds }
-                continue
-            }
-            // Invalid: show the slate with the errors, then read the manifest again in 10 s.
-            log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
-            slate = .invalidManifest(manifestPath, problems: fatal.map(\.description))
-        }
-        var slateOptions = options
-        // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).
-        let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
-        slateOptions.duration = once ? (options.duration ?? 10) : min(options.duration ?? 10, 10)
-        if once {
-            return play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer, eventLog: eventLog)
-        }
-        let code = play(manifest: Manifest(), catalog: catalog, options: slateOptions, log: log, slate: slate, importer: importer, eventLog: eventLog)
-        if code != .dataError || Player.stopRequested { return code == .ok ? .dataError : code }
-        if let d = options.duration {
-            if d <= 10 { return .dataError }
-            options.duration = d - 10
-        }
-        options.snapshotTimes = options.snapshotTimes.filter { $0 >= 10 }.map { $0 - 10 }
-    }
-}
-
-func reparseIgnoringFiles(_ path: String) -> Manifest? {
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
-    return ManifestParser.parse([UInt8](data), catalogDirectory: nil).manifest
-}
-
-extension Logger {
-    func log(_ level: LogRecord.Level, _ message: String, _ md: [String: String]) {
-        switch level {
-        case .debug: debug(message, md)
-        case .info: info(message, md)
-        case .warning: warning(message, md)
-        case .error: error(message, md)
-        }
-    }
+    let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: try loadConfig(args).importSettings,
+                                         mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
+                                         eventLog: eventLog, log: log)
+    return exitCode(supervisor.run())
 }
 
 func commandPlay(_ argv: [String]) throws -> Exit {
@@ -301,5 +170,5 @@ func commandPlay(_ argv: [String]) throws -> Exit {
     let manifest = Manifest(title: "ad-hoc", display: display, loop: !args.flags.contains("once"), playlist: items)
     let log = try makeLog(args)
     Player.installSignalHandlers()
-    return play(manifest: manifest, catalog: "/", options: options, log: log)
+    return exitCode(ApplianceSupervisor.play(manifest, catalog: "/", options: options, log: log))
 }

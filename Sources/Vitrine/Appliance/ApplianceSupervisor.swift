@@ -1,0 +1,207 @@
+import Foundation
+import CatalogStore
+import FileIO
+import VitrineCore
+
+/// The appliance's life, run after run: plays a catalog folder, or the library's current catalog
+/// (else the previous one, else the slate), and carries on for as long as `--duration` allows.
+/// - A library that plays holds its player lock and imports USB sticks and `vitrine import` requests
+///   (`ImportService`) in the running player.
+/// - An imported catalog with other display settings ends the run; the library plays again, with a
+///   new output in the new mode, for what is left of the duration and the snapshot times.
+/// - While nothing can play (no catalog, no manifest, an invalid one) the slate says why for 10 s at
+///   a time, and the library or the manifest is looked at again after each.
+///
+/// Each run's statistics go to standard output as it ends. `vitrine run` is this; `vitrine play`
+/// is one `Player` run (`play(_:catalog:options:log:)`).
+public final class ApplianceSupervisor {
+    /// What plays.
+    public enum Source {
+        /// A catalog folder and its manifest file.
+        case catalog(folder: String, manifest: String)
+        /// The library's current catalog (else previous), with USB imports into it.
+        case library(CatalogLibrary)
+    }
+
+    /// How a run (or the appliance's last run) ended, as the command line's exit code sees it.
+    public enum Outcome: Sendable, Equatable {
+        /// It played (or was stopped while playing).
+        case played
+        /// Nothing of the catalog could play: the slate was shown, or every item tried failed; or the
+        /// configuration cannot be played (`PlayerError.invalidConfiguration`).
+        case nothingPlayable
+        /// The display asked for cannot be opened (`PlayerError.deviceUnavailable`).
+        case unavailable
+        /// Another error ended the run.
+        case failed
+    }
+
+    public let source: Source
+    private var options: RunOptions
+    private let importSettings: ImportSettings
+    private let mediaRoot: String
+    private let eventLog: EventLog?
+    private let log: Logger
+
+    /// How long the slate shows before the library (or manifest) is looked at again, in seconds.
+    public static let slateSeconds = 10.0
+
+    /// - Parameters:
+    ///   - options: the runs' options; `duration` and `snapshotTimes` count across runs.
+    ///   - importSettings, mediaRoot: for USB imports while a library plays.
+    ///   - eventLog: one event log for every run and the imports (it rotates itself).
+    public init(source: Source, options: RunOptions, importSettings: ImportSettings = ImportSettings(),
+                mediaRoot: String = ImportService.defaultMediaRoot, eventLog: EventLog?, log: Logger) {
+        self.source = source
+        self.options = options
+        self.importSettings = importSettings
+        self.mediaRoot = mediaRoot
+        self.eventLog = eventLog
+        self.log = log
+    }
+
+    /// Runs until the catalog ends (a catalog that does not loop), `--duration` has passed, a stop is
+    /// requested, or a run fails.
+    public func run() -> Outcome {
+        // Playing the library: watch for USB sticks and `vitrine import` requests, and hold the player
+        // lock (so `vitrine import` hands its stick over instead of importing beside the player).
+        var importer: ImportService?
+        var playerLock: FileDescriptor?
+        if case .library(let library) = source {
+            try? FileSystem.makeDirectories(library.path)
+            // `vitrine import` takes the lock for an instant to see whether a player runs: try for a second.
+            playerLock = ImportService.lockAsPlayer(library: library.path, retryingFor: 1)
+            if playerLock == nil {
+                log.warning("library \(library.path): another player holds \(ImportService.playerLockPath(library: library.path)); "
+                            + "this one does not import USB sticks")
+            } else {
+                importer = ImportService(library: library, settings: importSettings, mediaRoot: mediaRoot,
+                                         eventLog: eventLog, log: log.child("import"))
+            }
+        }
+        defer { _ = playerLock }
+        var firstLook = true
+        while true {
+            let catalog: String, manifestPath: String
+            var slate: SlateMessage?
+            switch source {
+            case .library(let library):
+                // Start-up: clean up after an interrupted import, then current, else previous, else the slate.
+                let resolution = firstLook ? library.openForPlayback() : library.resolve()
+                firstLook = false
+                for skipped in resolution.skipped { log.warning("library \(library.path): \(skipped)") }
+                if let found = resolution.catalog {
+                    log.info("library \(library.path): playing \(found.slot.rawValue), \(found.summary)")
+                    catalog = found.directory
+                    manifestPath = found.manifestPath
+                } else {
+                    catalog = library.path
+                    manifestPath = library.path + "/current/catalog.json"
+                    slate = .noCatalog(library: library.path, skipped: resolution.skipped)
+                    log.error("library \(library.path): no playable catalog; showing the slate and checking again in 10 s")
+                }
+            case let .catalog(folder, manifest):
+                (catalog, manifestPath) = (folder, manifest)
+            }
+            if slate == nil, !FileManager.default.fileExists(atPath: manifestPath) {
+                slate = .missingManifest(manifestPath)
+                log.error("\(manifestPath): no such file; showing the slate and checking again in 10 s")
+            }
+            if slate == nil {
+                // Structure first; missing media is only logged here, because the player skips such items
+                // and keeps the rest of the catalog on screen.
+                let result = ManifestParser.load(path: manifestPath)
+                let fatal = result.errors.filter {
+                    !$0.reason.hasPrefix("file not found") && !$0.reason.hasPrefix("file is empty") && !$0.reason.hasPrefix("not a regular file")
+                }
+                for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
+                if fatal.isEmpty, let manifest = result.manifest ?? Self.reparseIgnoringFiles(manifestPath) {
+                    let (outcome, ended) = play(manifest, catalog: catalog, options: options, importer: importer)
+                    // An imported catalog with other display settings: play the library again, with them,
+                    // for what is left of --duration and the snapshot times.
+                    guard ended.forDisplayChange, case .library = source, !Player.stopRequested else { return outcome }
+                    guard consume(ended.catalogSeconds) else { return outcome }
+                    continue
+                }
+                // Invalid: show the slate with the errors, then read the manifest again in 10 s.
+                log.error("invalid manifest: \(fatal.count) problem(s); showing the slate and checking again in 10 s")
+                slate = .invalidManifest(manifestPath, problems: fatal.map(\.description))
+            }
+            var slateOptions = options
+            // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).
+            let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
+            slateOptions.duration = once ? (options.duration ?? Self.slateSeconds) : min(options.duration ?? Self.slateSeconds, Self.slateSeconds)
+            let (outcome, _) = play(Manifest(), catalog: catalog, options: slateOptions, slate: slate, importer: importer)
+            if once { return outcome }
+            if outcome != .nothingPlayable || Player.stopRequested { return outcome == .played ? .nothingPlayable : outcome }
+            guard consume(Self.slateSeconds) else { return .nothingPlayable }
+        }
+    }
+
+    /// Takes `seconds` of catalog time off `--duration` and the snapshot times; false when no time is left.
+    private func consume(_ seconds: Double) -> Bool {
+        if let d = options.duration {
+            if d - seconds <= 1e-6 { return false }
+            options.duration = d - seconds
+        }
+        options.snapshotTimes = options.snapshotTimes.filter { $0 >= seconds }.map { $0 - seconds }
+        return true
+    }
+
+    /// How a run ended, beside its outcome.
+    struct RunEnd {
+        /// For an imported catalog with other display settings: the library plays again.
+        var forDisplayChange = false
+        /// Catalog seconds the run played (what `--duration` has used up).
+        var catalogSeconds = 0.0
+    }
+
+    /// One run of the appliance.
+    private func play(_ manifest: Manifest, catalog: String, options: RunOptions, slate: SlateMessage? = nil,
+                      importer: ImportService?) -> (Outcome, RunEnd) {
+        Self.play(manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer, eventLog: eventLog)
+    }
+
+    /// Plays one run (`vitrine play`: an ad-hoc playlist), prints its statistics on standard output,
+    /// and says how it ended: `.nothingPlayable` when nothing of the catalog could play (the slate
+    /// was asked for, or every item that was tried failed), whatever the options.
+    public static func play(_ manifest: Manifest, catalog: String, options: RunOptions, log: Logger) -> Outcome {
+        play(manifest, catalog: catalog, options: options, log: log, slate: nil, importer: nil, eventLog: nil).0
+    }
+
+    private static func play(_ manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage?,
+                             importer: ImportService?, eventLog: EventLog?) -> (Outcome, RunEnd) {
+        do {
+            let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
+            player.eventLog = eventLog
+            if let importer {
+                // USB sticks and `vitrine import` requests, watched on the run's loop; a finished import
+                // hands its catalog over (at the next item boundary, or at once).
+                player.importer = importer
+                // "Playing it after the current item" becomes "Playing now" when it is.
+                player.catalogStarted = { importer.catalogStarted() }
+            }
+            let stats = try player.run()
+            StandardStreams.out(stats.description + "\n")
+            let ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
+            if ended.forDisplayChange { return (.played, ended) }
+            if slate != nil { return (.nothingPlayable, ended) }
+            // Nothing in the playlist could play at all: invalid media.
+            if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return (.nothingPlayable, ended) }
+            return (.played, ended)
+        } catch let e as PlayerError {
+            log.error("\(e)")
+            if case .invalidConfiguration = e { return (.nothingPlayable, RunEnd()) }
+            return (.unavailable, RunEnd())
+        } catch {
+            log.error("\(error)")
+            return (.failed, RunEnd())
+        }
+    }
+
+    /// The manifest without its file checks (media problems are the player's to skip).
+    private static func reparseIgnoringFiles(_ path: String) -> Manifest? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return ManifestParser.parse([UInt8](data), catalogDirectory: nil).manifest
+    }
+}
