@@ -62,7 +62,7 @@ struct MissingFilesTests {
                 #expect(summary, "SIGTERM after \"\(phase)\": no statistics printed")
             }
             if phase == "skipping m0" {
-                withKnownIssue("engine part of the fix, docs/notes/missing-files.md: the stop request is not seen inside the headless audio pull's 5 s wait", check)
+                withKnownIssue("engine part of the fix, docs/notes/missing-files.md: the stop request is not seen inside the headless audio pull's 5 s wait", isIntermittent: true, check)
             } else {
                 check()
             }
