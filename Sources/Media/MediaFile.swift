@@ -11,14 +11,21 @@ public struct VideoStreamInfo: Sendable, Equatable {
     public var frameRate: Double
     /// Decoder name, for example `h264`.
     public var codecName: String
-    /// Sample (pixel) aspect ratio; 1 when unknown.
+    /// Sample (pixel) aspect ratio; 1 when unknown. The container's when it states one, else the
+    /// codec's, as ffmpeg and mpv choose (`av_guess_sample_aspect_ratio`).
     public var sampleAspectRatio: Double
     /// Stream time base as (numerator, denominator): one tick is num/den seconds.
     public var timeBase: (num: Int, den: Int)
+    /// Clockwise turn in degrees, 0, 90, 180 or 270, that shows the picture upright, from the stream's
+    /// display matrix (phone videos; `ffprobe` shows its counter-clockwise angle as `rotation`). The
+    /// angle is read as ffmpeg's autorotate does (`-av_display_rotation_get`, to the nearest quarter turn).
+    /// The corresponding C functions are `av_stream_get_side_data` (`AV_PKT_DATA_DISPLAYMATRIX`) and
+    /// `av_display_rotation_get`.
+    public var rotation: Int = 0
 
     public static func == (a: Self, b: Self) -> Bool {
         a.width == b.width && a.height == b.height && a.frameRate == b.frameRate && a.codecName == b.codecName
-            && a.sampleAspectRatio == b.sampleAspectRatio && a.timeBase == b.timeBase
+            && a.sampleAspectRatio == b.sampleAspectRatio && a.timeBase == b.timeBase && a.rotation == b.rotation
     }
 }
 
@@ -122,13 +129,14 @@ public final class MediaFile: @unchecked Sendable {
             let cp = st.pointee.codecpar!
             var rate = st.pointee.avg_frame_rate
             if rate.num <= 0 || rate.den <= 0 { rate = st.pointee.r_frame_rate }
-            let sar = cp.pointee.sample_aspect_ratio
+            let sar = av_guess_sample_aspect_ratio(fmt, st, nil)
             video = VideoStreamInfo(
                 width: Int(cp.pointee.width), height: Int(cp.pointee.height),
                 frameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0,
                 codecName: String(cString: avcodec_get_name(cp.pointee.codec_id)),
                 sampleAspectRatio: sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1,
-                timeBase: (Int(st.pointee.time_base.num), Int(st.pointee.time_base.den)))
+                timeBase: (Int(st.pointee.time_base.num), Int(st.pointee.time_base.den)),
+                rotation: displayRotation(st))
         } else {
             video = nil
         }
@@ -245,7 +253,11 @@ public final class MediaFile: @unchecked Sendable {
         if dur <= 0 || dur > 10 { dur = frameInterval }
         d.lastPTS = pts
         d.nextPTS = pts + dur
-        return VideoFrame(moving: scratch, pts: pts, duration: dur)
+        // The container's aspect ratio wins over the codec's, as in ffplay and mpv.
+        if let fmt = format {
+            scratch.pointee.sample_aspect_ratio = av_guess_sample_aspect_ratio(fmt, fmt.pointee.streams[d.index], scratch)
+        }
+        return VideoFrame(moving: scratch, pts: pts, duration: dur, rotation: video?.rotation ?? 0)
     }
 
     private func makeAudioFrame(_ d: StreamDecoder) -> AudioFrame {
@@ -256,6 +268,16 @@ public final class MediaFile: @unchecked Sendable {
         d.nextPTS = pts + (f.sample_rate > 0 ? Double(f.nb_samples) / Double(f.sample_rate) : 0)
         return AudioFrame(moving: scratch, pts: pts)
     }
+}
+
+/// The clockwise quarter turn that shows `st` upright, from its display matrix; 0 without one.
+/// ffmpeg's autorotate turns by `-av_display_rotation_get` (fftools `get_rotation`), as does mpv.
+func displayRotation(_ st: UnsafeMutablePointer<AVStream>) -> Int {
+    guard let sd = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
+    let angle = sd.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+    guard angle.isFinite else { return 0 }
+    let clockwise = Int((-angle / 90).rounded()) * 90
+    return ((clockwise % 360) + 360) % 360
 }
 
 /// One opened decoder (`AVCodecContext`) for one stream; frees the context in `deinit`.

@@ -105,11 +105,14 @@ final class Compositor {
                 from.withTarget { c.blend(premultiplied: $0, x: 0, y: 0, opacity: max(0, min(1, 1 - progress))) }
             }
         case .frame(let frame, _):
-            let p = Layout.place(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: frame.sampleAspectRatio,
+            // The picture as displayed: turned by its rotation (a portrait phone clip is placed as portrait),
+            // and with alpha blended over the background.
+            let p = Layout.place(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight,
+                                 sampleAspect: frame.displaySampleAspectRatio,
                                  canvasWidth: c.width, canvasHeight: c.height, fit: display.fit)
             let dest = PixelRect(x: p.destination.x, y: p.destination.y, width: p.destination.width, height: p.destination.height)
             try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
-                             into: c, rect: dest)
+                             into: c, rect: dest, over: background & 0x00FF_FFFF)
             c.fill(outside: dest, with: background)
         }
     }

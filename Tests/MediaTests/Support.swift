@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import Media
 
 /// Paths and helpers shared by the media tests.
 enum Fixtures {
@@ -23,6 +24,11 @@ enum Fixtures {
     /// Runs a program and returns its standard output; throws if it exits non-zero.
     @discardableResult
     static func run(_ program: String, _ args: [String]) throws -> String {
+        String(decoding: try runData(program, args), as: UTF8.self)
+    }
+
+    /// Runs a program and returns its standard output as bytes; throws if it exits non-zero.
+    static func runData(_ program: String, _ args: [String]) throws -> Data {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : "/usr/bin/" + program)
         p.arguments = args
@@ -35,7 +41,23 @@ enum Fixtures {
         guard p.terminationStatus == 0 else {
             throw FixtureError(description: "\(program) \(args.joined(separator: " ")) exited \(p.terminationStatus)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return data
+    }
+
+    /// The first picture of `path` as ffmpeg converts it to BGRA (`ffmpeg -i path [-vf filter] -frames:v 1
+    /// -pix_fmt bgra -f rawvideo -`): `width × height × 4` bytes, B, G, R, A, rows packed. ffmpeg turns
+    /// a picture by its display matrix (autorotate) unless `autorotate` is false.
+    static func ffmpegBGRA(_ path: String, filter: String? = nil, autorotate: Bool = true) throws -> Data {
+        var args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) + ["-i", path]
+        if let filter { args += ["-vf", filter] }
+        return try runData("ffmpeg", args + ["-frames:v", "1", "-pix_fmt", "bgra", "-f", "rawvideo", "-"])
+    }
+
+    /// Decodes the first video frame of `path`.
+    static func firstVideoFrame(_ path: String) throws -> VideoFrame {
+        let file = try MediaFile(path: path, audio: false)
+        while let f = try file.read() { if case .video(let v) = f { return v } }
+        throw FixtureError(description: "no video frame in \(path)")
     }
 
     /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists.
