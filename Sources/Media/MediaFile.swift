@@ -64,6 +64,11 @@ public final class MediaFile: @unchecked Sendable {
     public let audio: AudioStreamInfo?
     /// Container duration in seconds, if the container states one.
     public let duration: Double?
+    /// Whether `duration` comes from the container's header (stream or file durations stated by the
+    /// muxer, exact in MP4/MOV/3GP, Matroska, ASF, FLV), rather than estimated from the last timestamps
+    /// (MPEG-PS/TS, which leave out the last frame) or the bit rate.
+    /// The corresponding field is `AVFormatContext.duration_estimation_method` (`AVFMT_DURATION_FROM_STREAM`).
+    public let durationIsStated: Bool
     /// FFmpeg's short name for the container, for example `mov,mp4,m4a,3gp,3g2,mj2`.
     public let containerName: String
     /// True for a single picture (PNG/JPEG image demuxers), which the player holds for the item's `duration`.
@@ -98,7 +103,7 @@ public final class MediaFile: @unchecked Sendable {
         do {
             try avCheck("avformat_find_stream_info", avformat_find_stream_info(fmt, nil))
         } catch {
-            video = nil; audio = nil; duration = nil; isStillImage = false
+            video = nil; audio = nil; duration = nil; durationIsStated = false; isStillImage = false
             throw error
         }
         if fmt.pointee.start_time != noPTS {
@@ -106,6 +111,7 @@ public final class MediaFile: @unchecked Sendable {
         }
         duration = fmt.pointee.duration != noPTS && fmt.pointee.duration > 0
             ? Double(fmt.pointee.duration) / Double(AV_TIME_BASE) : nil
+        durationIsStated = duration != nil && fmt.pointee.duration_estimation_method == AVFMT_DURATION_FROM_STREAM
 
         var v: StreamDecoder? = nil
         var a: StreamDecoder? = nil

@@ -40,6 +40,13 @@ final class ItemSource: @unchecked Sendable {
         var hasAudio = false
         var isStill = false
         var containerDuration: Double?
+        /// The container's duration when its header states it (not estimated from timestamps).
+        var statedDuration: Double?
+        /// Seconds of the last decoded audio frame: a codec's end padding lies within it.
+        var lastAudioBlock = 0.0
+        /// Whether the first audio frame came more than 1 ms after the item's start (silence was put
+        /// before it): a decoder delay (WMA) moved the sound off the container's time line.
+        var audioStartsLate = false
         var seekable = false
     }
 
@@ -86,11 +93,16 @@ final class ItemSource: @unchecked Sendable {
             case .opening, .playing: return nil
             case .finished:
                 if s.isStill || item.type == .image { return item.duration ?? 10 }
-                // Audio that outlasts the video by a codec's end padding (AAC pads to 1024 samples) is
-                // trimmed so the next item starts on the last frame's end: no repeated frame. Audio
-                // that runs on for longer (music under a still) keeps the item going.
-                let audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
-                var natural = s.hasVideo && s.videoFrames > 0 && audioEnd - s.videoEnd < 0.25 ? s.videoEnd : max(s.videoEnd, audioEnd)
+                // The later of the picture's and the sound's end: sound that outlasts the video plays to
+                // its last sample. Audio decoded past the container's stated end by no more than its last
+                // codec frame is the codec's end padding (AAC pads its last frame to 1024 samples, 0.128 s
+                // at 8 kHz) and is not played, so the next item starts on the last picture's end; unless
+                // the sound starts late (a decoder delay, as WMA's), which leaves the stated end short.
+                var audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
+                if let stated = s.statedDuration, !s.audioStartsLate, audioEnd > stated, audioEnd - stated <= s.lastAudioBlock + 0.001 {
+                    audioEnd = stated
+                }
+                var natural = max(s.videoEnd, audioEnd)
                 if !s.hasAudio && s.videoFrames == 0 { natural = startAt }
                 if let d = item.duration { natural = min(natural, d) }
                 return natural
@@ -141,6 +153,7 @@ final class ItemSource: @unchecked Sendable {
             $0.hasVideo = hasVideo; $0.hasAudio = hasAudio
             $0.isStill = file.isStillImage || item.type == .image
             $0.containerDuration = file.duration
+            $0.statedDuration = file.durationIsStated ? file.duration : nil
             $0.seekable = file.supportsSeeking
         }
         let still = file.isStillImage || item.type == .image
@@ -191,6 +204,7 @@ final class ItemSource: @unchecked Sendable {
                 if !audioStarted {
                     audioStarted = true
                     let lead = Int(((a.pts - origin) * Double(audioFormat.sampleRate)).rounded())
+                    if lead > audioFormat.sampleRate / 1000 { shared.withLock { $0.audioStartsLate = true } }
                     if lead > 0 && lead < audioFormat.sampleRate * 5 {
                         audio.push([Int16](repeating: 0, count: lead * audioFormat.channels)); audioFrames += lead
                     } else if lead < 0 {
@@ -205,7 +219,7 @@ final class ItemSource: @unchecked Sendable {
                     if samples.count / audioFormat.channels > maxFrames { samples.removeLast(samples.count - max(0, maxFrames) * audioFormat.channels) }
                 }
                 audioFrames += samples.count / audioFormat.channels
-                shared.withLock { $0.audioFrames = audioFrames }
+                shared.withLock { $0.audioFrames = audioFrames; $0.lastAudioBlock = a.duration }
                 if !audio.push(samples) { return }
             }
         }
