@@ -171,6 +171,32 @@ public final class MediaFile: @unchecked Sendable {
         av_frame_free(&f)
     }
 
+    /// Decodes the file's cover art: the picture of an `AV_DISPOSITION_ATTACHED_PIC` stream (an MP3's
+    /// ID3 `APIC` frame, an M4A's `covr` atom, a Matroska cover attachment), in its native pixel format,
+    /// with PTS 0 and the file's duration. It does not disturb `read()`, and works when the file was
+    /// opened without video.
+    /// - Returns: the picture, or nil when the file has no cover art.
+    /// - Throws: `AVError` from `avcodec_open2`, `avcodec_send_packet` or `avcodec_receive_frame` when
+    ///   the picture cannot be decoded.
+    /// The corresponding field is `AVStream.attached_pic`.
+    public func coverArt() throws(AVError) -> VideoFrame? {
+        guard let fmt = format else { return nil }
+        for i in 0..<Int(fmt.pointee.nb_streams) {
+            guard let st = fmt.pointee.streams[i], st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+                  st.pointee.attached_pic.size > 0 else { continue }
+            let decoder = try StreamDecoder(format: fmt, index: Int32(i), threads: 1)
+            let picture = (UnsafeMutableRawPointer(st) + MemoryLayout<AVStream>.offset(of: \AVStream.attached_pic)!)
+                .assumingMemoryBound(to: AVPacket.self)
+            try avCheck("avcodec_send_packet", avcodec_send_packet(decoder.context, picture))
+            _ = avcodec_send_packet(decoder.context, nil)
+            var frame: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+            defer { av_frame_free(&frame) }
+            try avCheck("avcodec_receive_frame", avcodec_receive_frame(decoder.context, frame))
+            return VideoFrame(moving: frame!, pts: 0, duration: duration ?? 0)
+        }
+        return nil
+    }
+
     /// Whether the container can seek (it has an index or a seekable byte stream).
     public var supportsSeeking: Bool {
         guard let pb = format?.pointee.pb else { return false }

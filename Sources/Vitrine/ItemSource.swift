@@ -156,6 +156,10 @@ final class ItemSource: @unchecked Sendable {
             $0.statedDuration = file.durationIsStated ? file.duration : nil
             $0.seekable = file.supportsSeeking
         }
+        if item.type == .audio {
+            // An audio item shows its cover art (an attached picture), drawn as a still with fit and background.
+            do { if let cover = try file.coverArt() { video.push(cover) } } catch { log.warning("\(item.id): cover art: \(error)", ["file": path]) }
+        }
         let still = file.isStillImage || item.type == .image
         let cap = still ? nil : item.duration
         let origin = still ? 0 : startAt
