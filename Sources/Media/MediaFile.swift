@@ -75,6 +75,9 @@ public final class MediaFile: @unchecked Sendable {
     public let isStillImage: Bool
     /// Packets the decoders refused as invalid (corrupt data); decoding continues past them.
     public private(set) var corruptPackets = 0
+    /// Packets a decoder refused with EAGAIN (it held frames to be taken first), kept and sent again
+    /// once they were taken, as ffplay does (`packet_pending`); none is dropped.
+    public private(set) var packetsDeferred = 0
     /// The error that ended demuxing early (for example a truncated file), if any.
     public private(set) var readError: AVError?
 
@@ -215,6 +218,12 @@ public final class MediaFile: @unchecked Sendable {
             let videoDone = videoDecoder?.drained ?? true
             let audioDone = audioDecoder?.drained ?? true
             if videoDone && audioDone { return nil }
+            // A packet (or the end-of-stream flush) a decoder refused with EAGAIN goes again first, now
+            // that its frames were taken: ffplay's `packet_pending`.
+            if let d = [videoDecoder, audioDecoder].compactMap({ $0 }).first(where: { $0.hasPending }) {
+                resend(d)
+                continue
+            }
             if inputEnded {
                 // Flushed decoders that still report EAGAIN have nothing more: treat as drained.
                 videoDecoder?.drained = true
@@ -235,10 +244,12 @@ public final class MediaFile: @unchecked Sendable {
         for d in [videoDecoder, audioDecoder].compactMap({ $0 }) {
             avcodec_flush_buffers(d.context)
             d.drained = false
+            d.dropPending()
         }
         inputEnded = false
     }
 
+    /// Reads one packet and sends it to its decoder; at the end of the input, flushes the decoders.
     private func feed() throws(AVError) {
         guard let fmt = format else { inputEnded = true; return }
         let r = av_read_frame(fmt, packet)
@@ -246,24 +257,55 @@ public final class MediaFile: @unchecked Sendable {
             if r != averrorEOF && r != averrorEAGAIN { readError = AVError(operation: "av_read_frame", code: r) }
             if r == averrorEAGAIN { return }
             inputEnded = true
-            for d in [videoDecoder, audioDecoder].compactMap({ $0 }) { _ = avcodec_send_packet(d.context, nil) }
+            for d in [videoDecoder, audioDecoder].compactMap({ $0 }) { send(nil, to: d) }
             return
         }
         defer { av_packet_unref(packet) }
         let index = Int(packet.pointee.stream_index)
-        for d in [videoDecoder, audioDecoder].compactMap({ $0 }) where d.index == index {
-            let s = avcodec_send_packet(d.context, packet)
-            if s == averrorEAGAIN || s == averrorEOF { return }
-            if s < 0 {
-                corruptPackets += 1
-            }
+        for d in [videoDecoder, audioDecoder].compactMap({ $0 }) where d.index == index { send(packet, to: d) }
+    }
+
+    /// Sends `packet` (nil: the end-of-stream flush) to `d`. A packet the decoder refuses with EAGAIN
+    /// (it holds frames to be taken first) is kept, its references moved, and sent again by `read()`.
+    private func send(_ packet: UnsafeMutablePointer<AVPacket>?, to d: StreamDecoder) {
+        let s = avcodec_send_packet(d.context, packet)
+        if s == averrorEAGAIN {
+            d.keepPending(packet)
+            packetsDeferred += 1
+        } else if s < 0 && s != averrorEOF {
+            corruptPackets += 1
+        }
+    }
+
+    /// Sends `d`'s pending packet again. A decoder that refuses it twice while it has no frame to give
+    /// (both calls EAGAIN, an API violation ffplay only logs) loses it, counted as corrupt, rather than
+    /// stalling the file.
+    private func resend(_ d: StreamDecoder) {
+        let s = avcodec_send_packet(d.context, d.pendingPacket)
+        if s == averrorEAGAIN {
+            guard d.outputEmpty else { return }
+            d.refusedWhileEmpty += 1
+            if d.refusedWhileEmpty < 2 { return }
+            corruptPackets += 1
+        } else if s < 0 && s != averrorEOF {
+            corruptPackets += 1
+        }
+        d.dropPending()
+    }
+
+    /// Reads and sends up to `count` packets without taking frames in between, as a caller that
+    /// demuxes ahead of decoding does: decoders then refuse packets with EAGAIN. For tests.
+    func demuxAhead(packets count: Int) throws(AVError) {
+        for _ in 0..<count where !inputEnded {
+            if let d = [videoDecoder, audioDecoder].compactMap({ $0 }).first(where: { $0.hasPending }) { resend(d) } else { try feed() }
         }
     }
 
     /// Receives one frame into `scratch`; false when the decoder needs input (EAGAIN) or is drained (EOF).
     private func receive(_ d: StreamDecoder) throws(AVError) -> Bool {
         let r = avcodec_receive_frame(d.context, scratch)
-        if r == 0 { return true }
+        d.outputEmpty = r != 0
+        if r == 0 { d.refusedWhileEmpty = 0; return true }
         if r == averrorEAGAIN { return false }
         if r == averrorEOF { d.drained = true; return false }
         // A decode error on one frame: count it and carry on, as ffplay does.
@@ -321,6 +363,34 @@ final class StreamDecoder {
     var drained = false
     var lastPTS = -Double.infinity
     var nextPTS = 0.0
+    /// The packet the decoder refused with EAGAIN, to send again (nil with `hasPending`: the flush).
+    private(set) var pendingPacket: UnsafeMutablePointer<AVPacket>?
+    private(set) var hasPending = false
+    private var pendingStorage: UnsafeMutablePointer<AVPacket>?
+    /// Whether the last `avcodec_receive_frame` gave no frame.
+    var outputEmpty = false
+    /// Times the pending packet was refused again while the decoder had no frame to give.
+    var refusedWhileEmpty = 0
+
+    /// Keeps `packet` (moving its references) to send again; nil keeps the end-of-stream flush.
+    func keepPending(_ packet: UnsafeMutablePointer<AVPacket>?) {
+        if let packet {
+            if pendingStorage == nil { pendingStorage = av_packet_alloc() }
+            av_packet_move_ref(pendingStorage, packet)
+            pendingPacket = pendingStorage
+        } else {
+            pendingPacket = nil
+        }
+        hasPending = true
+        refusedWhileEmpty = 0
+    }
+
+    func dropPending() {
+        if let p = pendingStorage { av_packet_unref(p) }
+        pendingPacket = nil
+        hasPending = false
+        refusedWhileEmpty = 0
+    }
 
     init(format: UnsafeMutablePointer<AVFormatContext>, index: Int32, threads: Int) throws(AVError) {
         self.index = Int(index)
@@ -351,5 +421,6 @@ final class StreamDecoder {
     deinit {
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
+        av_packet_free(&pendingStorage)
     }
 }

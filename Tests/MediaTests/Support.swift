@@ -60,14 +60,19 @@ enum Fixtures {
         throw FixtureError(description: "no video frame in \(path)")
     }
 
-    /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists.
+    /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists. Tests run in
+    /// parallel: one at a time makes a file, into a part file renamed when complete.
     static func generate(_ name: String, _ args: [String]) throws -> String {
+        generateLock.lock(); defer { generateLock.unlock() }
         let path = scratch + "/" + name
         if !FileManager.default.fileExists(atPath: path) {
-            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args + [path])
+            let part = scratch + "/part-" + name    // same extension: ffmpeg picks the muxer from it
+            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args + [part])
+            try FileManager.default.moveItem(atPath: part, toPath: path)
         }
         return path
     }
+    static let generateLock = NSLock()
 
     /// When the last decoded frame of `stream` ends, in seconds from the container's start time, as
     /// ffprobe decodes it (`-show_frames`: best-effort timestamp plus duration).
