@@ -20,6 +20,26 @@ public final class VideoFrame: @unchecked Sendable {
     public var displayHeight: Int { rotation % 180 == 0 ? height : width }
     /// Sample aspect ratio of the picture as displayed: inverted for a 90° or 270° `rotation`.
     public var displaySampleAspectRatio: Double { rotation % 180 == 0 ? sampleAspectRatio : 1 / sampleAspectRatio }
+    /// Bytes of decoded picture this frame holds: the sizes of its reference-counted buffers
+    /// (`AVFrame.buf[]` and `extended_buf`), else each plane's `linesize` × its rows. A 3840x2160
+    /// 4:2:0 frame from FFmpeg's H.264 decoder holds about 12.7 MB.
+    public var bufferBytes: Int {
+        let f = frame.pointee
+        var total = 0
+        withUnsafeBytes(of: f.buf) { raw in
+            for b in raw.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self) { if let b { total += Int(b.pointee.size) } }
+        }
+        for i in 0..<Int(f.nb_extended_buf) { if let b = f.extended_buf[i] { total += Int(b.pointee.size) } }
+        if total > 0 { return total }
+        let ch = av_pix_fmt_desc_get(AVPixelFormat(f.format)).map { Int($0.pointee.log2_chroma_h) } ?? 0
+        withUnsafeBytes(of: f.linesize) { raw in
+            for (i, l) in raw.bindMemory(to: Int32.self).enumerated() where l > 0 {
+                total += Int(l) * (i == 1 || i == 2 ? (Int(f.height) + (1 << ch) - 1) >> ch : Int(f.height))
+            }
+        }
+        return total
+    }
+
     /// Whether the pixel format carries alpha (`AV_PIX_FMT_FLAG_ALPHA`: RGBA PNG, paletted with
     /// transparency, YUVA…); the alpha is straight (not premultiplied), as FFmpeg decodes it.
     public var hasAlpha: Bool {

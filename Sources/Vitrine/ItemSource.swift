@@ -22,7 +22,7 @@ final class ItemSource: @unchecked Sendable {
     let item: PlaylistItem
     let path: String
     let generation: Int
-    let video = FrameQueue<VideoFrame>(capacity: 6)
+    let video = FrameQueue<VideoFrame>(capacity: 6, cost: { $0.bufferBytes })
     let audio: SampleQueue
     private let audioFormat: AudioFormat
     private let log: Logger
@@ -187,13 +187,12 @@ final class ItemSource: @unchecked Sendable {
                 videoEnd = max(videoEnd, f.pts + f.duration)
                 shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
                 // Let the video queue grow while audio is short, so interleaving skew never starves audio:
-                // MPEG-PS stores video up to a second ahead of its audio. Bounded to 128 MB of pictures.
-                let frameBytes = max(1, f.width * f.height * 3 / 2)
-                let growth = max(24, min(180, (128 << 20) / frameBytes))
+                // MPEG-PS stores video up to a second ahead of its audio. Bounded to 180 pictures and to
+                // 128 MiB of their decoder buffers (`bufferBytes`): 10 frames of 4K, 41 of 1080p.
                 let lowAudio = audioFormat.sampleRate / 4
                 if !video.push(f, limit: { [audio, video] in
-                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : growth
-                }) { return }
+                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : 180
+                }, maxBytes: 128 << 20) { return }
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
