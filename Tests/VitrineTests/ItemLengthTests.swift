@@ -51,19 +51,7 @@ struct ItemLengthTests {
         return try Harness.clip(c.file, args)
     }
 
-    static func run(_ args: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/" + args[0])
-        p.arguments = Array(args.dropFirst())
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let d = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError(description: "\(args.joined(separator: " ")) exited \(p.terminationStatus)") }
-        return d
-    }
+    static func run(_ args: [String]) throws -> Data { try Harness.output(args[0], Array(args.dropFirst())) }
 
     static func text(_ args: [String]) throws -> String {
         String(decoding: try run(args), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

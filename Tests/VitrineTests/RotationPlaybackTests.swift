@@ -21,19 +21,7 @@ struct RotationPlaybackTests {
 
     /// ffmpeg's first picture of `path` (autorotated), optionally filtered: (width, height, BGRA bytes).
     static func reference(_ path: String, filter: String?) throws -> (Int, Int, Data) {
-        func run(_ args: [String]) throws -> Data {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/" + args[0])
-            p.arguments = Array(args.dropFirst())
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let d = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw HarnessError(description: "\(args.joined(separator: " ")) failed") }
-            return d
-        }
+        func run(_ args: [String]) throws -> Data { try Harness.output(args[0], Array(args.dropFirst())) }
         // The autorotated size: the coded size, swapped for a quarter-turn matrix, and again for transpose.
         let probe = String(decoding: try run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
                                               "stream=width,height:stream_side_data=rotation", "-of", "default=nw=1:nk=1", path]),
