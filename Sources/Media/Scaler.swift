@@ -45,17 +45,20 @@ public final class Scaler: @unchecked Sendable {
     ///   - background: an opaque colour `0x00RRGGBB`. A picture with an alpha channel is blended over it
     ///     (straight alpha, premultiplied before scaling so transparent pixels leave no fringe) and the
     ///     result is opaque. Nil writes the picture's own alpha (`0xFF` for pictures without one).
+    ///   - quarterTurns: further clockwise quarter turns after `rotation` (a rotated display's), so the
+    ///     picture is turned once; `rect` is in the target's own pixels, `crop` still in the displayed
+    ///     picture's. Turns that add up to a whole turn cost nothing.
     /// - Throws: `AVError` when no conversion exists for the frame's pixel format or sizes are empty.
     public func scale(_ frame: VideoFrame, crop: PixelRect? = nil, into target: PixelTarget, rect: PixelRect,
-                      over background: UInt32? = nil) throws(AVError) {
+                      over background: UInt32? = nil, quarterTurns: Int = 0) throws(AVError) {
         let f = frame.frame
         var srcFmt = AVPixelFormat(f.pointee.format)
         guard let desc = av_pix_fmt_desc_get(srcFmt) else {
             throw AVError(operation: "av_pix_fmt_desc_get", message: "unknown pixel format \(f.pointee.format)")
         }
-        let turns = frame.rotation / 90
         let shown = crop ?? PixelRect(x: 0, y: 0, width: frame.displayWidth, height: frame.displayHeight)
-        var c = Scaler.codedRect(shown, turns: turns, width: Int(f.pointee.width), height: Int(f.pointee.height))
+        var c = Scaler.codedRect(shown, turns: frame.rotation / 90, width: Int(f.pointee.width), height: Int(f.pointee.height))
+        let turns = ((frame.rotation / 90 + quarterTurns) % 4 + 4) % 4
         let cw = 1 << Int(desc.pointee.log2_chroma_w), ch = 1 << Int(desc.pointee.log2_chroma_h)
         c.x -= c.x % cw
         c.y -= c.y % ch

@@ -7,7 +7,7 @@ import VitrineCore
 /// A phone clip's display matrix turns its picture on screen as ffmpeg (autorotate) and mpv turn it,
 /// combined with the manifest's `display.rotation`, and `fit` places the turned picture (a portrait
 /// clip is pillarboxed on a landscape screen). Each snapshot is compared with ffmpeg's own picture
-/// (`ffmpeg -i clip -frames:v 1`, plus `transpose=clock` for a display turned 90°), placed on the screen.
+/// (`ffmpeg -i clip -frames:v 1`, plus `transpose` for a turned display), placed on the screen.
 @Suite("Rotation metadata on screen", .serialized)
 struct RotationPlaybackTests {
     /// 320x180 blue with a red block at the top left and a green one at the top right, tagged `rotate=tag`.
@@ -39,8 +39,8 @@ struct RotationPlaybackTests {
 
     static let background: UInt32 = 0xFF00FF
 
-    @Test("display rotation 0 and 90 × rotate=90/180/270: the picture matches ffmpeg's, placed by contain",
-          arguments: [0, 90], [90, 180, 270])
+    @Test("display rotation 0, 90 and 270 × rotate=90/180/270: the picture matches ffmpeg's, placed by contain",
+          arguments: [0, 90, 270], [90, 180, 270])
     func matchesFFmpeg(display: Int, tag: Int) throws {
         let path = try Self.clip(rotate: tag)
         let dir = try Harness.newFolder("rotmeta")
@@ -52,8 +52,9 @@ struct RotationPlaybackTests {
             """, in: dir)
         let (_, shots, _) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 0.6, snapshots: [0.5])
         let img = shots[0.5]!
-        // ffmpeg's picture, turned once more for a display turned 90° clockwise, placed on the 480x270 screen.
-        let (rw, rh, ref) = try Self.reference(path, filter: display == 90 ? "transpose=clock" : nil)
+        // ffmpeg's picture, turned once more for a turned display, placed on the 480x270 screen.
+        let turn = [90: "transpose=clock", 270: "transpose=cclock"][display]
+        let (rw, rh, ref) = try Self.reference(path, filter: turn)
         let place = Layout.place(sourceWidth: rw, sourceHeight: rh, canvasWidth: 480, canvasHeight: 270, fit: .contain).destination
         let portrait = (tag % 180 != 0) != (display % 180 != 0)
         #expect(portrait == (rh > rw), "ffmpeg's picture is \(rw)x\(rh)")
