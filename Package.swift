@@ -71,9 +71,10 @@ let package = Package(
         .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
         .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
-        // For the tests only: one subprocess runner (stdout and stderr drained at once), and where the
-        // vitrine binary and the real media corpus are.
-        .target(name: "VitrineTestSupport", path: "Tests/VitrineTestSupport"),
+        // For the tests only: one subprocess runner (stdout and stderr drained at once, lines timed on
+        // the monotonic clock, bounded waits), and where the built executables, the vitrine binary and
+        // the real media corpus are.
+        .target(name: "VitrineTestSupport", dependencies: ["SystemSupport"], path: "Tests/VitrineTestSupport"),
 
         .testTarget(name: "VitrineTestSupportTests", dependencies: ["VitrineTestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
