@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "runloop-probe"]),
+        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "VitrineTestSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "VitrineTestSupport"]),
