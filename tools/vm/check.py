@@ -20,43 +20,22 @@
                [--amplitude 0.5]               write a sine (for payloads to play)
 """
 import argparse
-import math
+import os
 import signal
-import struct
 import sys
-import wave
-import zlib
 
-import vmlib  # beside this file: the screendump reader shared with tools/vm-test
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from lib import screen, wav  # noqa: E402
 
 
 # ---------------------------------------------------------------- images
 def read_ppm(path):
     """(width, height, RGB bytes) of a P6 screendump; exits with the reason if it is not one."""
     try:
-        return vmlib.read_ppm(path)
+        return screen.read_ppm(path)
     except ValueError as e:
         raise SystemExit(str(e))
-
-
-def px(img, x, y):
-    w, _, pix = img
-    i = (y * w + x) * 3
-    return pix[i], pix[i + 1], pix[i + 2]
-
-
-def stats(img, step=1):
-    w, h, pix = img
-    nonblack, colours, n = 0, {}, 0
-    for y in range(0, h, step):
-        row = pix[y * w * 3:(y + 1) * w * 3]
-        for x in range(0, w, step):
-            c = row[x * 3:x * 3 + 3]
-            n += 1
-            if c != b"\0\0\0":
-                nonblack += 1
-            colours[c] = colours.get(c, 0) + 1
-    return nonblack / max(n, 1), colours, n
 
 
 def hexc(c):
@@ -66,11 +45,11 @@ def hexc(c):
 def cmd_info(a):
     img = read_ppm(a.file)
     w, h, _ = img
-    frac, colours, n = stats(img)
+    frac, colours, n = screen.colour_stats(img)
     top = sorted(colours.items(), key=lambda kv: -kv[1])[:8]
     print(f"{a.file}: {w}x{h} non-black={frac:.3f} colours={len(colours)}")
     print("  top colours: " + " ".join(f"{hexc(c)}:{k / n:.3f}" for c, k in top))
-    print("  corners: " + " ".join(hexc(px(img, x, y)) for x, y in
+    print("  corners: " + " ".join(hexc(screen.pixel(img, x, y)) for x, y in
                                     [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1), (w // 2, h // 2)]))
     return 0
 
@@ -89,7 +68,7 @@ def cmd_pixel(a):
     if not (0 <= a.x < w and 0 <= a.y < h):
         print(f"FAIL: ({a.x},{a.y}) outside {w}x{h}")
         return 1
-    got = px(img, a.x, a.y)
+    got = screen.pixel(img, a.x, a.y)
     exp = bytes.fromhex(a.expect.lstrip("#"))
     ok = all(abs(g - e) <= a.tol for g, e in zip(got, exp))
     print(f"{'ok' if ok else 'FAIL'}: pixel ({a.x},{a.y}) = {hexc(got)}, expected {a.expect} +-{a.tol}")
@@ -97,7 +76,7 @@ def cmd_pixel(a):
 
 
 def cmd_not_black(a):
-    frac, _, _ = stats(read_ppm(a.file), step=2)
+    frac, _, _ = screen.colour_stats(read_ppm(a.file), step=2)
     ok = frac > a.min_frac
     print(f"{'ok' if ok else 'FAIL'}: {a.file} non-black share {frac:.3f} (min {a.min_frac})")
     return 0 if ok else 1
@@ -107,7 +86,7 @@ def cmd_not_console(a):
     """The text console is mostly black with grey/white glyphs from the 16-colour VGA
     palette; QEMU's 'Display output is not active.' page is black with a little white."""
     img = read_ppm(a.file)
-    frac, colours, _ = stats(img, step=2)
+    frac, colours, _ = screen.colour_stats(img, step=2)
     vga = {bytes.fromhex(c) for c in (
         "000000 0000aa 00aa00 00aaaa aa0000 aa00aa aa5500 aaaaaa 555555 5555ff 55ff55 55ffff "
         "ff5555 ff55ff ffff55 ffffff").split()}
@@ -119,110 +98,19 @@ def cmd_not_console(a):
 
 
 def cmd_topng(a):
-    w, h, pix = read_ppm(a.file)
-    raw = b"".join(b"\0" + pix[y * w * 3:(y + 1) * w * 3] for y in range(h))
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-
-    with open(a.out, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+    screen.write_png(read_ppm(a.file), a.out)
     return 0
 
 
 # ---------------------------------------------------------------- audio
-def read_wav(path):
-    with wave.open(path, "rb") as wf:
-        ch, width, rate, n = wf.getnchannels(), wf.getsampwidth(), wf.getframerate(), wf.getnframes()
-        data = wf.readframes(n)
-    if width != 2:
-        raise SystemExit(f"{path}: {8 * width}-bit samples; only 16-bit is handled")
-    n = len(data) // (2 * ch)  # a header QEMU did not finalise says 0 frames: trust the data
-    samples = struct.unpack(f"<{n * ch}h", data[:n * ch * 2])
-    return rate, ch, samples
-
-
 def cmd_tone(a):
-    try:
-        rate, ch, s = read_wav(a.file)
-    except (wave.Error, EOFError) as e:
-        print(f"FAIL: {a.file}: {e}")
-        return 1
-    n = len(s) // ch
-    if a.channel == "mix":
-        x = [sum(s[i * ch:(i + 1) * ch]) / ch for i in range(n)] if ch > 1 else list(s)
-    else:
-        c = int(a.channel)
-        x = list(s[c::ch])
-    loud = [i for i, v in enumerate(x) if abs(v) > a.silence]
-    if not loud:
-        print(f"FAIL: {a.file}: {n / rate:.2f} s of silence ({rate} Hz, {ch} ch)")
-        return 1
-    if a.window:
-        st, _, en = a.window.partition(":")
-        dur = n / rate
-        st = float(st) if st else 0.0
-        en = float(en) if en else dur
-        st, en = (st + dur if st < 0 else st), (en + dur if en < 0 else en)
-        i0, i1 = max(0, int(st * rate)), min(n, int(en * rate))
-    else:
-        i0, i1 = loud[0], loud[-1] + 1
-    w = x[i0:i1]
-    if len(w) < rate // 10:
-        print(f"FAIL: window {i0 / rate:.3f}-{i1 / rate:.3f} s is too short")
-        return 1
-    # frequency: rising zero crossings (linearly interpolated); the median period sorts out
-    # gaps, and the mean of the periods near the median gives the precision.
-    xs = []
-    for i in range(1, len(w)):
-        if w[i - 1] < 0 <= w[i]:
-            xs.append(i - 1 + (-w[i - 1]) / (w[i] - w[i - 1]))
-    periods = [b - a_ for a_, b in zip(xs, xs[1:])]
-    if len(periods) < 10:
-        print(f"FAIL: only {len(xs)} zero crossings in the window")
-        return 1
-    med = sorted(periods)[len(periods) // 2]
-    good = [p for p in periods if abs(p - med) < 0.1 * med]
-    freq = rate / (sum(good) / len(good))
-    # the longest run of silence inside the window
-    gap = run = 0
-    for v in w:
-        if abs(v) <= a.silence:
-            run += 1
-            gap = max(gap, run)
-        else:
-            run = 0
-    gap_ms = 1000.0 * gap / rate
-    rms = math.sqrt(sum(v * v for v in w) / len(w))
-    dur = len(w) / rate
-    glitches = len(periods) - len(good)
-    ok_f = abs(freq - a.freq) <= a.tol
-    ok_g = a.max_gap_ms is None or gap_ms <= a.max_gap_ms
-    ok_d = dur >= a.min_seconds
-    ok = ok_f and ok_g and ok_d
-    print(f"{'ok' if ok else 'FAIL'}: {a.file}: {rate} Hz {ch} ch {n / rate:.3f} s; window "
-          f"{i0 / rate:.3f}-{i1 / rate:.3f} s ({dur:.3f} s); tone {freq:.2f} Hz "
-          f"(expected {a.freq:g} +-{a.tol:g}); longest silence {gap_ms:.1f} ms"
-          f"{'' if a.max_gap_ms is None else f' (max {a.max_gap_ms:g})'}; rms {rms:.0f}; "
-          f"irregular periods {glitches}/{len(periods)}")
-    if not ok_d:
-        print(f"FAIL: window shorter than {a.min_seconds:g} s")
-    return 0 if ok else 1
+    r = wav.tone(a.file, a.freq, a.tol, a.max_gap_ms, a.window, a.channel, a.silence, a.min_seconds)
+    print(r.text)
+    return 0 if r.ok else 1
 
 
 def cmd_gen_tone(a):
-    n = int(a.seconds * a.rate)
-    amp = int(32767 * a.amplitude)
-    frames = bytearray()
-    for i in range(n):
-        v = int(amp * math.sin(2 * math.pi * a.freq * i / a.rate))
-        frames += struct.pack("<h", v) * a.channels
-    with wave.open(a.file, "wb") as wf:
-        wf.setnchannels(a.channels)
-        wf.setsampwidth(2)
-        wf.setframerate(a.rate)
-        wf.writeframes(bytes(frames))
+    wav.write_tone(a.file, a.freq, a.seconds, a.rate, a.channels, a.amplitude)
     return 0
 
 

@@ -15,12 +15,18 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
     private var isClosed = false
     private var finished = false
     let capacity: Int
+    /// The bytes an item holds (a decoded picture's buffers), for `push(_:limit:maxBytes:)`.
+    private let cost: (Element) -> Int
+    private var bytes = 0
 
-    /// - Parameter condition: the lock and condition guarding this queue (shared with the item's audio
-    ///   queue when `push` grows with it).
-    init(capacity: Int, condition: NSCondition = NSCondition()) {
+    /// - Parameters:
+    ///   - condition: the lock and condition guarding this queue (shared with the item's audio queue
+    ///     when `push` grows with it).
+    ///   - cost: the bytes an item holds (a decoded picture's buffers), for `push`'s `maxBytes`.
+    init(capacity: Int, condition: NSCondition = NSCondition(), cost: @escaping (Element) -> Int = { _ in 0 }) {
         self.capacity = capacity
         self.condition = condition
+        self.cost = cost
     }
 
     /// Lets the queue hold up to `limit` items while `audio` (which must share this queue's condition)
@@ -33,14 +39,17 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
     }
 
     /// Appends `item`; blocks while the queue holds `capacity` items (or `growth.limit` while its audio
-    /// runs short), unless closed. Returns false if the queue was closed (the consumer is gone).
+    /// runs short), or while the queued items' `cost` plus this one's would pass `maxBytes` (a lone
+    /// item always goes in), unless closed. Returns false if the queue was closed (the consumer is gone).
     @discardableResult
-    func push(_ item: Element, growth: Growth? = nil) -> Bool {
+    func push(_ item: Element, growth: Growth? = nil, maxBytes: Int = .max) -> Bool {
         if let growth { precondition(growth.audio.shares(condition), "a growing queue must share its audio's condition") }
+        let size = cost(item)
         condition.lock(); defer { condition.unlock() }
-        while !isClosed && count >= limit(growth) { condition.wait() }
+        while !isClosed && (count >= limit(growth) || count > 0 && bytes + size > maxBytes) { condition.wait() }
         if isClosed { return false }
         items.append(item)
+        bytes += size
         condition.broadcast()
         return true
     }
@@ -51,6 +60,9 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
         return max(capacity, growth.limit)
     }
 
+    /// Bytes held by the items waiting to be taken (their `cost`).
+    var bufferedBytes: Int { condition.lock(); defer { condition.unlock() }; return bytes }
+
     /// Marks the end of the stream: no more pushes will come.
     func finish() {
         condition.lock(); finished = true; condition.broadcast(); condition.unlock()
@@ -58,7 +70,7 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
 
     /// Closes the queue: producers stop, waiting calls return.
     func close() {
-        condition.lock(); isClosed = true; items.removeAll(); head = 0; condition.broadcast(); condition.unlock()
+        condition.lock(); isClosed = true; items.removeAll(); head = 0; bytes = 0; condition.broadcast(); condition.unlock()
     }
 
     private var count: Int { items.count - head }
@@ -86,6 +98,7 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
         let e = items[head]!
         items[head] = nil
         head += 1
+        bytes -= cost(e)
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()
         return e

@@ -1,179 +1,16 @@
-"""Host-side helpers for the Vitrine test VM (stdlib only): a QMP client, a qemu-guest-agent
-client, and a fast classifier for QMP screendumps (P6 PPM).
+"""Screendumps (QMP `screendump`: binary P6 PPM, 8 bits a channel): reading and writing them,
+pixel probes at known points, and the classifier that tells the catalog, the slate, the player's
+popups and banner, QEMU's "no scanout" page, a firmware logo and a text console apart.
 
-Used by tools/vm-test. tools/vm/run keeps its own copy of the QMP client.
+Pure Python, stdlib only: a mask is a big int with one byte per pixel, so a 1280x800 screen is
+classified in about 60 ms.
 """
-import base64
-import json
-import os
-import select
-import socket
-import time
+import struct
+import zlib
 
 
-class QMP:
-    """Minimal QMP client: one command at a time; events are collected in .events."""
-
-    def __init__(self, path, deadline, alive):
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline or not alive():
-                    raise
-                time.sleep(0.02)
-        self.sock.settimeout(60)
-        self.buf = b""
-        self.events = []
-        self._read()  # greeting
-        self.cmd("qmp_capabilities")
-
-    def _read(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("QMP closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def cmd(self, name, **args):
-        msg = {"execute": name}
-        if args:
-            msg["arguments"] = args
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            r = self._read()
-            if "event" in r:
-                self.events.append(r)
-                continue
-            if "error" in r:
-                raise RuntimeError(f"QMP {name}: {r['error'].get('desc', r['error'])}")
-            return r.get("return")
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-
-class QGAError(Exception):
-    pass
-
-
-class QGA:
-    """qemu-guest-agent over the unix socket of a QEMU chardev (server=on,wait=off) that is
-    wired to the virtio-serial port org.qemu.guest_agent.0.
-
-    Before the agent runs in the guest, QEMU accepts the connection but nothing answers, so
-    sync() retries guest-sync-delimited; the 0xFF delimiter and the random id skip any stale
-    replies."""
-
-    def __init__(self, path):
-        self.path = path
-        self.sock = None
-        self.buf = b""
-        self.next_id = int.from_bytes(os.urandom(3), "big")
-
-    def _connect(self):
-        self.close()
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(self.path)
-        self.sock, self.buf = s, b""
-
-    def close(self):
-        if self.sock:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
-        self.sock = None
-
-    def _send(self, name, **args):
-        msg = {"execute": name}
-        if args:
-            msg["arguments"] = args
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-
-    def _line(self, deadline):
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no answer from the guest agent")
-            r, _, _ = select.select([self.sock], [], [], left)
-            if not r:
-                continue
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise QGAError("guest agent socket closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line
-
-    def sync(self, timeout, attempt=2.0):
-        """Waits until the agent answers; False after timeout seconds."""
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            try:
-                if self.sock is None:
-                    self._connect()
-                self.next_id = (self.next_id + 1) % 2**31
-                sid = self.next_id
-                self.sock.sendall(b"\xff")  # resets the agent's parser
-                self._send("guest-sync-delimited", id=sid)
-                d = min(end, time.monotonic() + attempt)
-                while True:
-                    line = self._line(d)
-                    if b"\xff" in line:
-                        line = line[line.rindex(b"\xff") + 1:]
-                    try:
-                        r = json.loads(line)
-                    except ValueError:
-                        continue
-                    if r.get("return") == sid:
-                        return True
-            except TimeoutError:
-                continue
-            except (OSError, QGAError):
-                self.close()
-                time.sleep(0.5)
-        return False
-
-    def cmd(self, name, timeout=30, **args):
-        self._send(name, **args)
-        d = time.monotonic() + timeout
-        while True:
-            line = self._line(d).lstrip(b"\xff")
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            if "error" in r:
-                raise QGAError(f"{name}: {r['error'].get('desc', r['error'])}")
-            if "return" in r:
-                return r["return"]
-
-    def exec(self, argv, timeout=60, poll=0.2):
-        """Runs argv in the guest; returns (exit code, stdout, stderr). Raises on timeout."""
-        pid = self.cmd("guest-exec", path=argv[0], arg=list(argv[1:]), **{"capture-output": True})["pid"]
-        end = time.monotonic() + timeout
-        while True:
-            st = self.cmd("guest-exec-status", pid=pid)
-            if st.get("exited"):
-                out = base64.b64decode(st.get("out-data", "")).decode("utf-8", "replace")
-                err = base64.b64decode(st.get("err-data", "")).decode("utf-8", "replace")
-                code = st.get("exitcode", 128 + st.get("signal", 0))
-                return code, out, err
-            if time.monotonic() > end:
-                raise TimeoutError(f"guest-exec {' '.join(argv)}: still running after {timeout:g} s")
-            time.sleep(poll)
-
-
-# ---------------------------------------------------------------- screendumps
 def read_ppm(path):
+    """(width, height, RGB bytes) of a P6 PPM; raises ValueError when it is not an 8-bit P6 or is truncated."""
     with open(path, "rb") as f:
         data = f.read()
     fields, pos = [], 0
@@ -198,16 +35,19 @@ def read_ppm(path):
 
 
 def pixel(img, x, y):
+    """The (r, g, b) at column x, row y."""
     w, _, pix = img
     i = (y * w + x) * 3
     return tuple(pix[i:i + 3])
 
 
 def hexc(c):
+    """'#RRGGBB'."""
     return "#%02X%02X%02X" % tuple(c)
 
 
 def near(c, ref, tol):
+    """Each channel of c within tol of ref."""
     return all(abs(a - b) <= tol for a, b in zip(c, ref))
 
 
@@ -228,6 +68,37 @@ def picture_colour(img, tol=40):
         if all(near(p, ref, tol if name != "slate" else 12) for p in pts):
             return name
     return None
+
+
+def letterbox(img, tol=16):
+    """The bars that fit contain leaves around a 16:9 picture on this screen, probed in their middle:
+    (where, bar size in px, their colours, all black within tol), or None when the screen is 16:9."""
+    w, h, _ = img
+    if abs(w * 9 - h * 16) <= 16:
+        return None
+    if w * 9 < h * 16:  # taller: bars top and bottom
+        bar = (h - w * 9 // 16) // 2
+        pts, where = [(w // 2, bar // 2), (w // 2, h - 1 - bar // 2)], "top/bottom"
+    else:
+        bar = (w - h * 16 // 9) // 2
+        pts, where = [(bar // 2, h // 2), (w - 1 - bar // 2, h // 2)], "left/right"
+    cols = [pixel(img, x, y) for x, y in pts]
+    return where, bar, cols, bar < 2 or all(near(c, BLACK, tol) for c in cols)
+
+
+def colour_stats(img, step=1):
+    """(non-black fraction, {RGB bytes: count}, pixels counted) over every step-th row and column."""
+    w, h, pix = img
+    nonblack, colours, n = 0, {}, 0
+    for y in range(0, h, step):
+        row = pix[y * w * 3:(y + 1) * w * 3]
+        for x in range(0, w, step):
+            c = row[x * 3:x * 3 + 3]
+            n += 1
+            if c != b"\0\0\0":
+                nonblack += 1
+            colours[c] = colours.get(c, 0) + 1
+    return nonblack / max(n, 1), colours, n
 
 
 _tables = {}
@@ -390,8 +261,7 @@ def _bbox(blackbytes, w, h):
 
 
 def write_png(img, path):
-    import struct
-    import zlib
+    """Writes an image (width, height, RGB bytes) as an 8-bit RGB PNG (zlib level 6)."""
     w, h, pix = img
     raw = b"".join(b"\0" + pix[y * w * 3:(y + 1) * w * 3] for y in range(h))
 

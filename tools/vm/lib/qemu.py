@@ -1,0 +1,198 @@
+"""The one QEMU launcher of the test VM: a q35 machine under TCG (KVM is not usable on our
+machines, see docs/testing.md section 2) with the devices a run asks for, its QMP socket and,
+when asked, its guest agent.
+
+    q = QEMU(out, gpu="bochs", res="640x400", usb=True, agent=True)
+    q.kernel(vmlinux, initrd, cmdline)        # or q.disk(image) [+ q.uefi(code, vars)]
+    q.share("/usr", "hostusr")                # 9p, read-only unless readonly=False
+    q.start(paused=True)                      # -S: QMP answers, the CPUs wait for q.qmp.cmd("cont")
+    q.qmp.screendump(path); q.agent.exec([...]); q.plug_stick(img); q.unplug_stick()
+    q.quit()                                  # QMP quit: the wav header is finalised
+
+Files in `out`: serial.log (the guest console, -serial file:), audio.wav (-audiodev wav, 48 kHz
+s16 stereo: what the guest played), qemu.log (QEMU's stderr), qemu-cmd.txt (the command).
+The sockets live in a short /tmp folder: unix socket paths are limited to 108 bytes.
+Only the QEMU process this object started is ever killed, by its PID.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+from . import qmp as qmp_client
+
+GPU_DEVICE = {"virtio": "virtio-gpu-pci", "bochs": "bochs-display"}
+AUDIO_DEVICES = {"hda": ["-device", "intel-hda", "-device", "hda-output,audiodev=snd0"],
+                 "ac97": ["-device", "AC97,audiodev=snd0"]}
+
+
+class QEMU:
+    def __init__(self, out, gpu="virtio", res=None, audio="hda", mem="1024", smp="2",
+                 usb=False, tablet=False, stick=None, agent=False, extra=()):
+        """gpu: virtio | bochs | none; res: the preferred mode "WxH" (the device's xres/yres) or
+        None for its default; audio: hda | ac97 | none; usb: a qemu-xhci controller (id xhci);
+        tablet: QEMU's usb-tablet on it; stick: a raw image attached as a usb-storage stick at
+        boot (hot-plug: plug_stick); agent: a virtio-serial port for qemu-guest-agent."""
+        if gpu not in GPU_DEVICE and gpu != "none":
+            raise ValueError(f"unknown gpu {gpu!r}")
+        if audio not in AUDIO_DEVICES and audio != "none":
+            raise ValueError(f"unknown audio {audio!r}")
+        self.out, self.gpu, self.res, self.audio = out, gpu, res, audio
+        self.mem, self.smp = str(mem), str(smp)
+        self.usb, self.tablet, self.stick, self.agent_port = usb or tablet or bool(stick), tablet, stick, agent
+        self.extra = list(extra)
+        self.boot, self.drive, self.shares, self.firmware = [], [], [], None
+        self.serial = os.path.join(out, "serial.log")
+        self.wav = os.path.join(out, "audio.wav")
+        self.proc = self.qmp = self.agent = self.tmp = None
+        self.t0 = None
+        self._log = None
+
+    # ------------------------------------------------------------ how it boots
+    def kernel(self, kernel, initrd, append):
+        """Direct kernel boot: an ELF vmlinux boots through the PVH entry point, a bzImage as is."""
+        self.boot = ["-kernel", kernel, "-initrd", initrd, "-append", append]
+
+    def disk(self, image):
+        """The disk image as a virtio disk, snapshot=on: the image stays pristine."""
+        self.drive = ["-drive", f"file={image},if=virtio,format=raw,snapshot=on"]
+
+    def uefi(self, code, vars_copy):
+        """Firmware from OVMF (its code read-only, a writable copy of its variables) instead of -kernel."""
+        self.firmware = ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={code}",
+                         "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}"]
+
+    def share(self, host, tag, readonly=True):
+        """A 9p share of the host folder `host` with mount tag `tag`."""
+        self.shares += ["-virtfs", f"local,path={os.path.abspath(host)},mount_tag={tag},security_model=none"
+                        + (",readonly=on" if readonly else "")]
+
+    # ------------------------------------------------------------ the command
+    def command(self, sockets):
+        q = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-machine", "q35",
+             "-accel", "tcg", "-cpu", "max", "-m", self.mem, "-smp", self.smp]
+        q += self.drive + (self.firmware or self.boot) + self.shares
+        q += ["-vga", "none"]
+        if self.gpu != "none":
+            dev = GPU_DEVICE[self.gpu]
+            if self.res:
+                w, h = self.res.lower().split("x")
+                dev += f",xres={int(w)},yres={int(h)}"
+            if self.gpu == "bochs" and self.firmware is None:
+                # Without its option ROM: SeaBIOS would print its banner on the screen, which is
+                # firmware, not the guest's console (direct kernel boot needs no video BIOS).
+                dev += ",romfile="
+            q += ["-device", dev]
+        if self.audio != "none":
+            q += ["-audiodev", f"wav,id=snd0,path={self.wav},out.frequency=48000"] + AUDIO_DEVICES[self.audio]
+        if self.usb:
+            q += ["-device", "qemu-xhci,id=xhci"]
+        if self.tablet:
+            q += ["-device", "usb-tablet,bus=xhci.0"]
+        if self.stick:
+            q += ["-drive", f"if=none,id=stick,file={os.path.abspath(self.stick)},format=raw",
+                  "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on"]
+        if self.agent_port:
+            q += ["-chardev", f"socket,id=qga0,path={sockets}/qga.sock,server=on,wait=off",
+                  "-device", "virtio-serial-pci",
+                  "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"]
+        q += ["-qmp", f"unix:{sockets}/qmp.sock,server=on,wait=off",
+              "-serial", f"file:{self.serial}", "-monitor", "none", "-display", "none", "-no-reboot"]
+        return q + self.extra
+
+    # ------------------------------------------------------------ the process
+    def start(self, paused=False):
+        """Starts QEMU (with -S when paused) and connects QMP within 30 s; the guest agent's client
+        is ready (its sync() waits for the agent in the guest). Returns the command."""
+        os.makedirs(self.out, exist_ok=True)
+        self.tmp = tempfile.mkdtemp(prefix="vitrine-vm-")
+        q = self.command(self.tmp) + (["-S"] if paused else [])
+        with open(os.path.join(self.out, "qemu-cmd.txt"), "w") as f:
+            f.write(" ".join(q) + "\n")
+        self._log = open(os.path.join(self.out, "qemu.log"), "wb")
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(q, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT)
+        self.qmp = qmp_client.QMP(f"{self.tmp}/qmp.sock", time.monotonic() + 30, self.alive)
+        if self.agent_port:
+            self.agent = qmp_client.GuestAgent(f"{self.tmp}/qga.sock")
+        return q
+
+    def now(self):
+        """Seconds since QEMU started."""
+        return time.monotonic() - self.t0
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def wait(self, timeout):
+        """Waits for QEMU to exit by itself; True when it did."""
+        try:
+            self.proc.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def quit(self, timeout=20):
+        """QMP quit (a clean exit finalises the wav header), then waits; kills QEMU if it hangs.
+        Returns False when it had to be killed."""
+        clean = True
+        if self.agent:
+            self.agent.close()
+        if self.alive():
+            try:
+                self.qmp.cmd("quit")
+            except Exception:  # noqa: BLE001 -- QEMU may be exiting already
+                pass
+            if not self.wait(timeout):
+                clean = False
+                self.kill()
+        self.close()
+        return clean
+
+    def kill(self):
+        """SIGKILL to the QEMU this object started (by its PID), if it still runs."""
+        if self.alive():
+            self.proc.kill()
+            self.wait(5)
+
+    def close(self):
+        """Closes the sockets and removes their folder (QEMU should be gone)."""
+        if self.qmp:
+            self.qmp.close()
+        if self.agent:
+            self.agent.close()
+        if self._log:
+            self._log.close()
+            self._log = None
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+    # ------------------------------------------------------------ devices at run time
+    def plug_stick(self, image, id="stick"):
+        """Hot-plugs `image` (raw) as a usb-storage stick on the xHCI bus: QMP blockdev-add +
+        device_add. It appears in the guest as /dev/sdX."""
+        self.qmp.cmd("blockdev-add", **{"driver": "raw", "node-name": f"{id}0",
+                                        "file": {"driver": "file", "filename": image}})
+        self.qmp.cmd("device_add", driver="usb-storage", id=id, drive=f"{id}0", bus="xhci.0", removable=True)
+
+    def unplug_stick(self, id="stick"):
+        """Pulls the stick: QMP device_del (the guest sees the unplug at once)."""
+        self.qmp.cmd("device_del", id=id)
+
+    def forget_stick(self, id="stick"):
+        """Drops the stick's block node after the unplug; False while the device still holds it."""
+        try:
+            self.qmp.cmd("blockdev-del", **{"node-name": f"{id}0"})
+            return True
+        except qmp_client.QMPError:
+            return False
+
+    def tablet_tap(self, x, y, hold=0.08):
+        """A tap on QEMU's usb-tablet at the normalized point (x, y): QMP input-send-event with
+        absolute axes (0-32767) and the left button down, then up after `hold` seconds."""
+        pos = [{"type": "abs", "data": {"axis": axis, "value": int(v * 32767)}} for axis, v in (("x", x), ("y", y))]
+        self.qmp.cmd("input-send-event", events=pos + [{"type": "btn", "data": {"down": True, "button": "left"}}])
+        time.sleep(hold)
+        self.qmp.cmd("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
