@@ -71,9 +71,10 @@ let package = Package(
         .executableTarget(name: "fuzz-media", dependencies: ["FuzzSupport", "Media", "VitrineCore"]),
         .executableTarget(name: "fuzz-manifest", dependencies: ["FuzzSupport", "VitrineCore"]),
 
-        // For the tests only: one subprocess runner (stdout and stderr drained at once), and where the
-        // vitrine binary and the real media corpus are.
-        .target(name: "VitrineTestSupport", path: "Tests/VitrineTestSupport"),
+        // For the tests only: one subprocess runner (stdout and stderr drained at once, lines timed on
+        // the monotonic clock, bounded waits), and where the built executables, the vitrine binary and
+        // the real media corpus are.
+        .target(name: "VitrineTestSupport", dependencies: ["SystemSupport"], path: "Tests/VitrineTestSupport"),
 
         .testTarget(name: "VitrineTestSupportTests", dependencies: ["VitrineTestSupport"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
@@ -85,7 +86,7 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
-        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "runloop-probe"]),
+        .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "VitrineTestSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "VitrineTestSupport"]),

@@ -9,6 +9,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/mathematics.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/display.h>
 #include <errno.h>
 
 /// AVERROR(e): FFmpeg's negated errno. Swift cannot import the function-like macro.

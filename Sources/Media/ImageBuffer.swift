@@ -269,3 +269,35 @@ extension PixelTarget {
         }
     }
 }
+
+extension PixelTarget {
+    /// Turns straight-alpha ARGB8888 pixels into premultiplied ones in place: each colour channel
+    /// times alpha / 255 (rounded), alpha kept.
+    func premultiplyAlpha() {
+        for y in 0..<height {
+            let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width {
+                let p = row[x], a = p >> 24
+                if a == 255 { continue }
+                row[x] = a == 0 ? 0 : (PixelTarget.scale(p, a) & 0x00FF_FFFF) | (a << 24)
+            }
+        }
+    }
+
+    /// Blends premultiplied ARGB8888 pixels in place over the opaque colour `background`
+    /// (`0x00RRGGBB`): colour + background × (255 − alpha) / 255 per channel (at most 255), alpha 0xFF.
+    func flattenPremultiplied(over background: UInt32) {
+        for y in 0..<height {
+            let row = (base + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width {
+                let p = row[x], a = p >> 24
+                if a == 255 { continue }
+                let b = PixelTarget.scale(background, 255 - a)
+                let r = min(255, (p >> 16 & 0xFF) + (b >> 16 & 0xFF))
+                let g = min(255, (p >> 8 & 0xFF) + (b >> 8 & 0xFF))
+                let bl = min(255, (p & 0xFF) + (b & 0xFF))
+                row[x] = 0xFF00_0000 | r << 16 | g << 8 | bl
+            }
+        }
+    }
+}

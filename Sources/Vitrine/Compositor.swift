@@ -42,6 +42,12 @@ final class Compositor {
     /// screen if the display is rotated.
     func draw(_ content: ScreenContent, into target: PixelTarget, overlay: ((PixelTarget) -> Void)? = nil) throws {
         let canvas = Layout.canvasSize(screenWidth: target.width, screenHeight: target.height, rotation: display.rotation)
+        if display.rotation != .none, overlay == nil, case .frame(let frame, _) = content {
+            // A picture alone on a rotated display is turned once, by its own rotation and the display's
+            // together (not scaled onto the canvas and the whole canvas turned again).
+            try drawFrame(frame, canvas: canvas, into: target)
+            return
+        }
         try withCanvas(target, canvas) { c in
             try drawLogical(content, into: c)
             overlay?(c)
@@ -105,13 +111,33 @@ final class Compositor {
                 from.withTarget { c.blend(premultiplied: $0, x: 0, y: 0, opacity: max(0, min(1, 1 - progress))) }
             }
         case .frame(let frame, _):
-            let p = Layout.place(sourceWidth: frame.width, sourceHeight: frame.height, sampleAspect: frame.sampleAspectRatio,
-                                 canvasWidth: c.width, canvasHeight: c.height, fit: display.fit)
-            let dest = PixelRect(x: p.destination.x, y: p.destination.y, width: p.destination.width, height: p.destination.height)
-            try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
-                             into: c, rect: dest)
-            c.fill(outside: dest, with: background)
+            try drawFrame(frame, canvas: (c.width, c.height), into: c, turns: 0)
         }
+    }
+
+    /// Draws `frame` placed by `fit` on a logical canvas of `canvas` size, with bars in the background
+    /// colour, into `target`: the canvas itself (`turns` 0), or the screen under a display turned
+    /// `turns` quarter turns clockwise. The picture as displayed is turned by its own rotation (a
+    /// portrait phone clip is placed as portrait), and alpha is blended over the background.
+    private func drawFrame(_ frame: VideoFrame, canvas: (width: Int, height: Int), into target: PixelTarget,
+                           turns: Int? = nil) throws {
+        let turns = turns ?? display.rotation.rawValue / 90
+        let background = display.background.xrgb8888
+        let p = Layout.place(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight,
+                             sampleAspect: frame.displaySampleAspectRatio,
+                             canvasWidth: canvas.width, canvasHeight: canvas.height, fit: display.fit)
+        let d = p.destination
+        // The destination on the target: the canvas rectangle turned with the canvas.
+        let dest: PixelRect
+        switch turns {
+        case 1: dest = PixelRect(x: target.width - d.y - d.height, y: d.x, width: d.height, height: d.width)
+        case 2: dest = PixelRect(x: target.width - d.x - d.width, y: target.height - d.y - d.height, width: d.width, height: d.height)
+        case 3: dest = PixelRect(x: d.y, y: target.height - d.x - d.width, width: d.height, height: d.width)
+        default: dest = PixelRect(x: d.x, y: d.y, width: d.width, height: d.height)
+        }
+        try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
+                         into: target, rect: dest, over: background & 0x00FF_FFFF, quarterTurns: turns)
+        target.fill(outside: dest, with: background)
     }
 
     /// Runs `body` on the logical canvas: the target itself, or a rotated intermediate copied back.

@@ -22,7 +22,7 @@ final class ItemSource: @unchecked Sendable {
     let item: PlaylistItem
     let path: String
     let generation: Int
-    let video = FrameQueue<VideoFrame>(capacity: 6)
+    let video = FrameQueue<VideoFrame>(capacity: 6, cost: { $0.bufferBytes })
     let audio: SampleQueue
     private let audioFormat: AudioFormat
     private let log: Logger
@@ -40,6 +40,13 @@ final class ItemSource: @unchecked Sendable {
         var hasAudio = false
         var isStill = false
         var containerDuration: Double?
+        /// The container's duration when its header states it (not estimated from timestamps).
+        var statedDuration: Double?
+        /// Seconds of the last decoded audio frame: a codec's end padding lies within it.
+        var lastAudioBlock = 0.0
+        /// Whether the first audio frame came more than 1 ms after the item's start (silence was put
+        /// before it): a decoder delay (WMA) moved the sound off the container's time line.
+        var audioStartsLate = false
         var seekable = false
     }
 
@@ -86,11 +93,16 @@ final class ItemSource: @unchecked Sendable {
             case .opening, .playing: return nil
             case .finished:
                 if s.isStill || item.type == .image { return item.duration ?? 10 }
-                // Audio that outlasts the video by a codec's end padding (AAC pads to 1024 samples) is
-                // trimmed so the next item starts on the last frame's end: no repeated frame. Audio
-                // that runs on for longer (music under a still) keeps the item going.
-                let audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
-                var natural = s.hasVideo && s.videoFrames > 0 && audioEnd - s.videoEnd < 0.25 ? s.videoEnd : max(s.videoEnd, audioEnd)
+                // The later of the picture's and the sound's end: sound that outlasts the video plays to
+                // its last sample. Audio decoded past the container's stated end by no more than its last
+                // codec frame is the codec's end padding (AAC pads its last frame to 1024 samples, 0.128 s
+                // at 8 kHz) and is not played, so the next item starts on the last picture's end; unless
+                // the sound starts late (a decoder delay, as WMA's), which leaves the stated end short.
+                var audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
+                if let stated = s.statedDuration, !s.audioStartsLate, audioEnd > stated, audioEnd - stated <= s.lastAudioBlock + 0.001 {
+                    audioEnd = stated
+                }
+                var natural = max(s.videoEnd, audioEnd)
                 if !s.hasAudio && s.videoFrames == 0 { natural = startAt }
                 if let d = item.duration { natural = min(natural, d) }
                 return natural
@@ -149,7 +161,12 @@ final class ItemSource: @unchecked Sendable {
             $0.hasVideo = hasVideo; $0.hasAudio = hasAudio
             $0.isStill = file.isStillImage || item.type == .image
             $0.containerDuration = file.duration
+            $0.statedDuration = file.durationIsStated ? file.duration : nil
             $0.seekable = file.supportsSeeking
+        }
+        if item.type == .audio {
+            // An audio item shows its cover art (an attached picture), drawn as a still with fit and background.
+            do { if let cover = try file.coverArt() { video.push(cover) } } catch { log.warning("\(item.id): cover art: \(error)", ["file": path]) }
         }
         let still = file.isStillImage || item.type == .image
         let cap = still ? nil : item.duration
@@ -183,13 +200,12 @@ final class ItemSource: @unchecked Sendable {
                 videoEnd = max(videoEnd, f.pts + f.duration)
                 shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
                 // Let the video queue grow while audio is short, so interleaving skew never starves audio:
-                // MPEG-PS stores video up to a second ahead of its audio. Bounded to 128 MB of pictures.
-                let frameBytes = max(1, f.width * f.height * 3 / 2)
-                let growth = max(24, min(180, (128 << 20) / frameBytes))
+                // MPEG-PS stores video up to a second ahead of its audio. Bounded to 180 pictures and to
+                // 128 MiB of their decoder buffers (`bufferBytes`): 10 frames of 4K, 41 of 1080p.
                 let lowAudio = audioFormat.sampleRate / 4
                 if !video.push(f, limit: { [audio, video] in
-                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : growth
-                }) { return }
+                    (!hasAudio || audio.frames >= lowAudio || self.untimed) ? video.capacity : 180
+                }, maxBytes: 128 << 20) { return }
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
@@ -204,6 +220,7 @@ final class ItemSource: @unchecked Sendable {
                 if !audioStarted {
                     audioStarted = true
                     let lead = Int(((a.pts - origin) * Double(audioFormat.sampleRate)).rounded())
+                    if lead > audioFormat.sampleRate / 1000 { shared.withLock { $0.audioStartsLate = true } }
                     if lead > 0 && lead < audioFormat.sampleRate * 5 {
                         audio.push([Int16](repeating: 0, count: lead * audioFormat.channels)); audioFrames += lead
                     } else if lead < 0 {
@@ -218,7 +235,7 @@ final class ItemSource: @unchecked Sendable {
                     if samples.count / audioFormat.channels > maxFrames { samples.removeLast(samples.count - max(0, maxFrames) * audioFormat.channels) }
                 }
                 audioFrames += samples.count / audioFormat.channels
-                shared.withLock { $0.audioFrames = audioFrames }
+                shared.withLock { $0.audioFrames = audioFrames; $0.lastAudioBlock = a.duration }
                 if !audio.push(samples) { return }
             }
         }

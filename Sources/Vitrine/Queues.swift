@@ -11,8 +11,11 @@ final class FrameQueue<Element>: @unchecked Sendable {
     private(set) var closed = false
     private var finished = false
     let capacity: Int
+    /// The bytes an item holds (a decoded picture's buffers), for `push(_:limit:maxBytes:)`.
+    private let cost: (Element) -> Int
+    private var bytes = 0
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, cost: @escaping (Element) -> Int = { _ in 0 }) { self.capacity = capacity; self.cost = cost }
 
     /// Appends `item`; blocks while the queue holds `capacity` items (or `limit` if given), unless closed.
     /// Returns false if the queue was closed (the consumer is gone).
@@ -22,16 +25,24 @@ final class FrameQueue<Element>: @unchecked Sendable {
     }
 
     /// Like `push(_:limit:)`, with a limit re-read every 10 ms while waiting (it may depend on
-    /// another queue, such as how much audio is buffered).
+    /// another queue, such as how much audio is buffered), and a bound in bytes: it also waits while
+    /// the queued items' `cost` plus this one's would pass `maxBytes` (a lone item always goes in).
     @discardableResult
-    func push(_ item: Element, limit: () -> Int) -> Bool {
+    func push(_ item: Element, limit: () -> Int, maxBytes: Int = .max) -> Bool {
+        let size = cost(item)
         condition.lock(); defer { condition.unlock() }
-        while !closed && count >= limit() { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01)) }
+        while !closed && (count >= limit() || count > 0 && bytes + size > maxBytes) {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+        }
         if closed { return false }
         items.append(item)
+        bytes += size
         condition.broadcast()
         return true
     }
+
+    /// Bytes held by the items waiting to be taken (their `cost`).
+    var bufferedBytes: Int { condition.lock(); defer { condition.unlock() }; return bytes }
 
     /// Marks the end of the stream: no more pushes will come.
     func finish() {
@@ -40,7 +51,7 @@ final class FrameQueue<Element>: @unchecked Sendable {
 
     /// Closes the queue: producers stop, waiting calls return.
     func close() {
-        condition.lock(); closed = true; items.removeAll(); head = 0; condition.broadcast(); condition.unlock()
+        condition.lock(); closed = true; items.removeAll(); head = 0; bytes = 0; condition.broadcast(); condition.unlock()
     }
 
     private var count: Int { items.count - head }
@@ -65,6 +76,7 @@ final class FrameQueue<Element>: @unchecked Sendable {
         let e = items[head]!
         items[head] = nil
         head += 1
+        bytes -= cost(e)
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()
         return e

@@ -54,7 +54,16 @@ final class HeadlessOutput: VideoOutput {
     private(set) var vblankCount = 0
     var completedFlips: Int { vblankCount }
     private(set) var waitedSeconds = 0.0
-    private var origin: Double = monotonicNow()
+    /// The monotonic time of vblank 0: when the run loop first asks for a vblank, not when the output
+    /// was made, so the time spent opening the first item is not owed as vblanks run at once (which
+    /// dropped the first frames of a 4K clip as decoded late).
+    private var origin: Double?
+    private var start: Double {
+        if let origin { return origin }
+        let now = monotonicNow()
+        origin = now
+        return now
+    }
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?
 
@@ -65,9 +74,9 @@ final class HeadlessOutput: VideoOutput {
 
     var summary: String { "headless \(width)x\(height)@\(refreshRate.formatted2) (\(realtime ? "real time" : "as fast as possible"))" }
 
-    func nextPresentationTime() -> Double { Double(vblankCount) / refreshRate }
+    func nextPresentationTime() -> Double { _ = start; return Double(vblankCount) / refreshRate }
 
-    func monotonicTime(ofPresentation t: Double) -> Double { origin + t }
+    func monotonicTime(ofPresentation t: Double) -> Double { start + t }
 
     func present(_ draw: (PixelTarget) throws -> Void) throws {
         try front.withTarget { target in try draw(target) }
@@ -79,7 +88,7 @@ final class HeadlessOutput: VideoOutput {
     private func vblank() throws {
         let t = Double(vblankCount) / refreshRate
         if realtime {
-            let wait = origin + t - monotonicNow()
+            let wait = start + t - monotonicNow()
             if wait > 0 {
                 let start = monotonicNow()
                 Thread.sleep(forTimeInterval: wait)

@@ -26,15 +26,10 @@ struct ImportKillTests {
     /// Starts `vitrine import` on `stick`, and kills it after `delay` seconds if it still runs (nil: never).
     /// - Returns: whether the kill landed while it ran, and its exit status otherwise.
     func importAndKill(_ stick: TestStick, library: CatalogLibrary, after delay: Double?) throws -> (killed: Bool, status: Int32) {
-        let started = Date()
         let p = try VitrineBinary.start(["import", stick.mount, "--library", library.path, "--quiet"],
                                         standardOutput: .discard, standardError: .discard)
-        if let delay {
-            // Sleep until the moment, waking every millisecond to stop early when the import ended by itself.
-            while p.isRunning, Date().timeIntervalSince(started) < delay { Thread.sleep(forTimeInterval: 0.001) }
-            p.send(SIGKILL)
-        }
-        let ended = p.wait()
+        // An import that outlives `delay` (counted from its start) is killed there with SIGKILL.
+        let ended = delay.map { p.wait(timeout: .seconds($0 - p.elapsed)) } ?? p.wait()
         return (ended.signaled && ended.status == SIGKILL, ended.status)
     }
 

@@ -11,27 +11,16 @@ struct MediaFuzzRegressionTests {
     static func fixture(_ name: String) -> String { fixtures + "/" + name }
 
     /// `fuzz-media`, built beside the test bundle by `swift build` as a replay tool.
-    static let replayTool: String = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.path.hasSuffix(".xctest/Contents/MacOS") { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-        return dir.appendingPathComponent("fuzz-media").path
-    }()
+    static let replayTool = BuildProducts.path("fuzz-media")
 
     @Test("every saved input runs through the fuzz target (a subprocess: a crash fails the test, not the run)",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: replayTool), "fuzz-media not built beside the tests (swift build)"))
+          .enabled(if: BuildProducts.available("fuzz-media"), BuildProducts.absent("fuzz-media")))
     func replayAll() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures).sorted()
         try #require(!names.isEmpty)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.replayTool)
-        p.arguments = [Self.fixtures]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationReason == .exit && p.terminationStatus == 0, "fuzz-media exited \(p.terminationStatus) (\(p.terminationReason == .uncaughtSignal ? "signal" : "exit")) after:\n\(text)")
+        let r = try Subprocess.run(Self.replayTool, [Self.fixtures], standardError: .discard)
+        let text = r.out
+        #expect(!r.signaled && r.status == 0, "fuzz-media exited \(r.status) (\(r.signaled ? "signal" : "exit")) after:\n\(text)")
         #expect(text.split(separator: "\n").map { $0.split(separator: " ")[1].split(separator: "/").last.map(String.init) ?? "" } == names)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VitrineTestSupport
+@testable import Media
 
 /// Paths and helpers shared by the media tests.
 enum Fixtures {
@@ -16,21 +17,47 @@ enum Fixtures {
     /// Runs a program and returns its standard output; throws if it exits non-zero.
     @discardableResult
     static func run(_ program: String, _ args: [String]) throws -> String {
+        String(decoding: try runData(program, args), as: UTF8.self)
+    }
+
+    /// Runs a program and returns its standard output as bytes; throws if it exits non-zero.
+    static func runData(_ program: String, _ args: [String]) throws -> Data {
         let r = try Subprocess.run(program.hasPrefix("/") ? program : "/usr/bin/" + program, args, standardError: .discard)
         guard r.code == 0 else {
             throw FixtureError(description: "\(program) \(args.joined(separator: " ")) exited \(r.status)")
         }
-        return r.out
+        return r.standardOutput
     }
 
-    /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists.
+    /// The first picture of `path` as ffmpeg converts it to BGRA (`ffmpeg -i path [-vf filter] -frames:v 1
+    /// -pix_fmt bgra -f rawvideo -`): `width × height × 4` bytes, B, G, R, A, rows packed. ffmpeg turns
+    /// a picture by its display matrix (autorotate) unless `autorotate` is false.
+    static func ffmpegBGRA(_ path: String, filter: String? = nil, autorotate: Bool = true) throws -> Data {
+        var args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) + ["-i", path]
+        if let filter { args += ["-vf", filter] }
+        return try runData("ffmpeg", args + ["-frames:v", "1", "-pix_fmt", "bgra", "-f", "rawvideo", "-"])
+    }
+
+    /// Decodes the first video frame of `path`.
+    static func firstVideoFrame(_ path: String) throws -> VideoFrame {
+        let file = try MediaFile(path: path, audio: false)
+        while let f = try file.read() { if case .video(let v) = f { return v } }
+        throw FixtureError(description: "no video frame in \(path)")
+    }
+
+    /// Makes `name` in the scratch folder with `ffmpeg -y <args> name` unless it exists. Tests run in
+    /// parallel: one at a time makes a file, into a part file renamed when complete.
     static func generate(_ name: String, _ args: [String]) throws -> String {
+        generateLock.lock(); defer { generateLock.unlock() }
         let path = scratch + "/" + name
         if !FileManager.default.fileExists(atPath: path) {
-            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args + [path])
+            let part = scratch + "/part-" + name    // same extension: ffmpeg picks the muxer from it
+            try run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + args + [part])
+            try FileManager.default.moveItem(atPath: part, toPath: path)
         }
         return path
     }
+    static let generateLock = NSLock()
 
     /// When the last decoded frame of `stream` ends, in seconds from the container's start time, as
     /// ffprobe decodes it (`-show_frames`: best-effort timestamp plus duration).

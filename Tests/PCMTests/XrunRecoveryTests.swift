@@ -82,7 +82,8 @@ struct XrunRecoveryTests {
     /// A real underrun needs a PCM with a clock. Set `VITRINE_TEST_PCM` to one (`hw:0,0`,
     /// `plughw:0`, `default` in the QEMU guest of testing.md §2) to run this.
     @Test("a real underrun: write, starve the device past its buffer, write again",
-          .enabled(if: ProcessInfo.processInfo.environment["VITRINE_TEST_PCM"] != nil))
+          .enabled(if: ProcessInfo.processInfo.environment["VITRINE_TEST_PCM"] != nil,
+                   "needs a PCM with a clock: set VITRINE_TEST_PCM (hw:0,0, plughw:0, default in the VM guest)"))
     func realUnderrun() throws {
         let name = try #require(ProcessInfo.processInfo.environment["VITRINE_TEST_PCM"])
         let log = XrunLog()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RunLoop
+import VitrineTestSupport
 
 /// Signals read from a signalfd. In this process only thread-directed signals are sent (to the
 /// test's own thread, which blocks them): a process-directed one could go to any thread of the
@@ -25,11 +26,12 @@ struct SignalTests {
     }
 
     @Test("kill(getpid(), SIGHUP) from a worker thread reaches the loop when main blocked SIGHUP before starting threads",
-          .enabled(if: Probe.available, "runloop-probe is not built beside the tests"))
+          .enabled(if: BuildProducts.available("runloop-probe"), BuildProducts.absent("runloop-probe")))
     func processDirected() throws {
-        let result = try Probe.run(["signal"])
-        #expect(result.status == 0)
-        #expect(result.lines.sorted() == ["signal SIGHUP", "worker SIGHUP-blocked=true"])
+        let result = try Subprocess.run(BuildProducts.path("runloop-probe"), ["signal"])
+        let lines = result.out.split(separator: "\n").map(String.init)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(lines.sorted() == ["signal SIGHUP", "worker SIGHUP-blocked=true"])
     }
 
     @Test("handling a signal that is not blocked stops the program (it would end the process instead)")

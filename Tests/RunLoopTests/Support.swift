@@ -84,24 +84,3 @@ func writeText(_ text: String, to fd: Int32) {
     let bytes = Array(text.utf8)
     #expect(Glibc.write(fd, bytes, bytes.count) == bytes.count)
 }
-
-/// `runloop-probe`, built beside the test bundle.
-enum Probe {
-    static let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("runloop-probe").path
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: path) }
-
-    /// Runs the probe to the end. Only stdout is piped (stderr is inherited), so reading it to
-    /// the end cannot deadlock.
-    static func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
-    }
-}

@@ -1,19 +1,35 @@
-// Where the tests find what the repository does not hold: the built `vitrine` binary and the real
-// media corpus.
+// Where the tests find what the repository does not hold: the executables `swift build` made (the
+// `vitrine` binary among them) and the real media corpus.
 
 import Foundation
 import Testing
+
+/// The folder where `swift build` puts the package's executables, beside the test bundle
+/// (`.build/debug/`): `vitrine`, `runloop-probe`, `fuzz-media`…
+public enum BuildProducts {
+    public static let folder: String = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if dir.path.hasSuffix(".xctest/Contents/MacOS") {
+            dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        }
+        return dir.path
+    }()
+
+    /// The full path of the executable product `name`.
+    public static func path(_ name: String) -> String { folder + "/" + name }
+
+    /// Whether `name` is built (for `.enabled(if: BuildProducts.available(n), BuildProducts.absent(n))`).
+    public static func available(_ name: String) -> Bool { FileManager.default.isExecutableFile(atPath: path(name)) }
+    /// Why tests that need `name` are skipped.
+    public static func absent(_ name: String) -> Comment { "no \(name) at \(path(name)): run swift build" }
+}
 
 /// The `vitrine` executable that `swift build` puts beside the test bundle (`.build/debug/vitrine`),
 /// or `VITRINE_BINARY`.
 public enum VitrineBinary {
     public static let path: String = {
         if let p = ProcessInfo.processInfo.environment["VITRINE_BINARY"], !p.isEmpty { return p }
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if dir.path.hasSuffix(".xctest/Contents/MacOS") {
-            dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("vitrine").path
+        return BuildProducts.path("vitrine")
     }()
 
     /// Whether the binary is there (for `.enabled(if: VitrineBinary.available, VitrineBinary.absent)`).

@@ -1,8 +1,10 @@
 // Running programs from tests: one runner that drains standard output and standard error at the
-// same time (a child that fills one pipe while the test waits on the other would deadlock).
+// same time (a child that fills one pipe while the test waits on the other would deadlock), times
+// each line as it arrives, and bounds every wait it is asked to bound.
 
 import Foundation
 import Synchronization
+internal import SystemSupport
 
 /// How a child process ended and what it wrote.
 public struct SubprocessResult: Sendable {
@@ -19,6 +21,10 @@ public struct SubprocessResult: Sendable {
     public var out: String { String(decoding: standardOutput, as: UTF8.self) }
     /// Standard error as UTF-8 (invalid bytes replaced).
     public var err: String { String(decoding: standardError, as: UTF8.self) }
+    /// True when the child was still running at the deadline of `RunningProcess.wait(timeout:)` and
+    /// that wait killed it with SIGKILL (`signaled` and `status` then tell how it ended).
+    public var overstayed = false
+
     /// The exit status; -1 when a signal ended the process.
     public var code: Int32 { signaled ? -1 : status }
 }
@@ -30,14 +36,15 @@ public struct SubprocessError: Error, CustomStringConvertible {
 
 /// Where a child's standard output or error goes.
 public enum SubprocessOutput: Sendable {
-    /// Read into memory, concurrently with the other stream (`SubprocessResult`, `RunningProcess.outputSoFar`).
+    /// Read into memory, concurrently with the other stream, and split into timed lines
+    /// (`SubprocessResult`, `RunningProcess.outputSoFar`, `RunningProcess.lines`).
     case capture
     /// `/dev/null`.
     case discard
     /// Appended to this file (created when missing), so a test can read it while the child runs.
     case file(String)
-    /// A pipe read until this many bytes have come (kept in the result), then closed while the child
-    /// runs: the reader that goes away, as `vitrine run | head -c N` makes it.
+    /// A pipe read until this many bytes have come (kept in the result and its lines), then closed
+    /// while the child runs: the reader that goes away, as `vitrine run | head -c N` makes it.
     case closeAfter(bytes: Int)
 }
 
@@ -91,15 +98,24 @@ public enum Subprocess {
     }
 }
 
-/// A child process started by `Subprocess.start`. Captured output is read as it comes, so the child
-/// never blocks on a full pipe; `wait()` returns it all.
-// `Process` is not `Sendable`; every use of it here is one of its own thread-safe calls (waitUntilExit,
-// isRunning, terminate, processIdentifier), and the captured bytes are behind a `Mutex`.
+/// A child process started by `Subprocess.start`. Captured output is read as it comes, one thread per
+/// stream, so the child never blocks on a full pipe; each line is kept with the time it arrived, a
+/// test can wait for a line, and `wait(timeout:)` kills a child that overstays its bound, so a test
+/// that checks a bound never hangs on the bug it looks for.
+// `Process` is not `Sendable`; every use of it here is one of its own thread-safe calls (isRunning,
+// terminate, processIdentifier, and terminationStatus/Reason once its termination handler ran), and
+// the captured bytes and lines are behind `CapturedOutput`'s lock.
 public final class RunningProcess: @unchecked Sendable {
     private let process: Process
-    private let readers: [Thread]
-    private let captured = Captured()
+    private let captured: CapturedOutput
+    /// Entered before the child starts, left by its termination handler.
+    private let exited = DispatchGroup()
+    /// One member per thread (a reader of each captured stream, the writer of standard input).
     private let done = DispatchGroup()
+    /// Set when `wait(timeout:)` killed the child at its deadline.
+    private let overstayed = Atomic<Bool>(false)
+    /// `MonotonicClock.seconds()` just before the child was started: line times count from here.
+    public let started: Double
 
     fileprivate init(executable: String, arguments: [String], input: Data?, environment: [String: String],
                      currentDirectory: String?, standardOutput: SubprocessOutput, standardError: SubprocessOutput) throws {
@@ -118,15 +134,15 @@ public final class RunningProcess: @unchecked Sendable {
         if let currentDirectory { p.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let inPipe = Pipe()
         p.standardInput = inPipe
-        var pipes: [(pipe: Pipe, isOut: Bool, limit: Int?)] = []
-        for (destination, isOut) in [(standardOutput, true), (standardError, false)] {
+        var pipes: [(pipe: Pipe, stream: SubprocessStream, limit: Int?)] = []
+        for (destination, stream) in [(standardOutput, SubprocessStream.standardOutput), (standardError, .standardError)] {
             let handle: Any
             switch destination {
             case .capture, .closeAfter:
                 let pipe = Pipe()
                 var limit: Int?
                 if case .closeAfter(let bytes) = destination { limit = bytes }
-                pipes.append((pipe, isOut, limit))
+                pipes.append((pipe, stream, limit))
                 handle = pipe
             case .discard:
                 handle = FileHandle.nullDevice
@@ -136,29 +152,37 @@ public final class RunningProcess: @unchecked Sendable {
                 h.seekToEndOfFile()
                 handle = h
             }
-            if isOut { p.standardOutput = handle } else { p.standardError = handle }
+            if stream == .standardOutput { p.standardOutput = handle } else { p.standardError = handle }
         }
+        exited.enter()
+        p.terminationHandler = { [exited] _ in exited.leave() }
+        started = MonotonicClock.seconds()
+        captured = CapturedOutput(started: started, streams: Set(pipes.map(\.stream)))
         do { try p.run() } catch {
+            exited.leave()  // A group released while entered is a libdispatch trap.
             throw SubprocessError(description: "cannot start \(executable): \(error.localizedDescription)")
         }
         process = p
         // Our copies of the write ends must be closed, or the readers never see end of file.
         for (pipe, _, _) in pipes { try? pipe.fileHandleForWriting.close() }
         var threads: [Thread] = []
-        for (pipe, isOut, limit) in pipes {
+        for (pipe, stream, limit) in pipes {
             done.enter()
             let reader = pipe.fileHandleForReading
-            threads.append(Thread { [captured, done] in
+            let thread = Thread { [captured, done] in
                 var read = 0
                 while read < limit ?? .max {
                     let chunk = reader.availableData
                     if chunk.isEmpty { break }
                     read += chunk.count
-                    captured.bytes.withLock { if isOut { $0.out.append(chunk) } else { $0.err.append(chunk) } }
+                    captured.received(chunk, on: stream)
                 }
                 try? reader.close()
+                captured.closed(stream)
                 done.leave()
-            })
+            }
+            thread.name = "subprocess \(stream)"
+            threads.append(thread)
         }
         let writer = inPipe.fileHandleForWriting
         try? inPipe.fileHandleForReading.close()
@@ -173,7 +197,6 @@ public final class RunningProcess: @unchecked Sendable {
         } else {
             try? writer.close()
         }
-        readers = threads
         signal(SIGPIPE, SIG_IGN)
         threads.forEach { $0.start() }
     }
@@ -182,9 +205,26 @@ public final class RunningProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
 
+    /// Seconds since the child was started (`started`), on CLOCK_MONOTONIC: the scale of `SubprocessLine.time`.
+    public var elapsed: Double { MonotonicClock.seconds() - started }
+
     /// What the child has written so far to its captured standard output and standard error.
     public var outputSoFar: (out: String, err: String) {
-        captured.bytes.withLock { (String(decoding: $0.out, as: UTF8.self), String(decoding: $0.err, as: UTF8.self)) }
+        let (out, err) = captured.bytes
+        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// The lines of the captured streams so far, in the order they arrived (both streams
+    /// interleaved). A stream's last bytes without a newline become a line when it ends.
+    public var lines: [SubprocessLine] { captured.lines }
+
+    /// Waits up to `timeout` for a line containing `needle` (on `stream`, or on either when nil).
+    /// - Returns: the first such line, already there or yet to come; nil when `timeout` passed, or
+    ///   when every captured stream ended without one.
+    public func waitForLine(containing needle: String, on stream: SubprocessStream? = nil, timeout: Duration) -> SubprocessLine? {
+        captured.waitForLine(until: MonotonicClock.seconds() + timeout.seconds) {
+            (stream == nil || $0.stream == stream) && $0.text.contains(needle)
+        }
     }
 
     /// Sends SIGTERM.
@@ -193,18 +233,39 @@ public final class RunningProcess: @unchecked Sendable {
     /// Sends `signal` (SIGKILL, SIGINT…) while the child runs.
     public func send(_ signal: Int32) { if process.isRunning { kill(process.processIdentifier, signal) } }
 
-    /// Waits for the child to exit and for its captured output to end; returns both.
+    /// Waits for the child to exit and for its captured output to end; returns both. May be called
+    /// again: it returns the same.
     @discardableResult
     public func wait() -> SubprocessResult {
-        process.waitUntilExit()
+        exited.wait()
         done.wait()
-        let (out, err) = captured.bytes.withLock { ($0.out, $0.err) }
-        return SubprocessResult(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-                                standardOutput: out, standardError: err)
+        return result()
+    }
+
+    /// Waits up to `timeout` for the child to exit. A child still running then is killed with
+    /// SIGKILL (so a test never leaves it behind), and the result says so (`overstayed`). Its
+    /// captured output is waited for a further 5 s at most: a grandchild may hold the pipes open.
+    @discardableResult
+    public func wait(timeout: Duration) -> SubprocessResult {
+        if exited.wait(timeout: .now() + max(0, timeout.seconds)) == .timedOut {
+            overstayed.store(true, ordering: .relaxed)
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+        }
+        _ = done.wait(timeout: .now() + 5)
+        return result()
+    }
+
+    private func result() -> SubprocessResult {
+        let (out, err) = captured.bytes
+        var r = SubprocessResult(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
+                                 standardOutput: out, standardError: err)
+        r.overstayed = overstayed.load(ordering: .relaxed)
+        return r
     }
 }
 
-/// The bytes read so far from a child's captured streams.
-private final class Captured: Sendable {
-    let bytes = Mutex<(out: Data, err: Data)>((Data(), Data()))
+extension Duration {
+    /// This duration in seconds, e.g. `1.5` for `.milliseconds(1500)`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

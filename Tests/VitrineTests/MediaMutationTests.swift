@@ -129,13 +129,8 @@ struct MediaMutationTests {
                                          "--duration", String(format: "%.2f", pass + goodSeconds / 2), "--events", dir + "/events.jsonl",
                                          "--snapshot-at", "0.1", "--snapshot-dir", dir],
                                         standardOutput: .file(dir + "/stdout.txt"), standardError: .file(dir + "/stderr.txt"))
-        let launched = Date()
-        var hung = false
-        while p.isRunning {
-            if Date().timeIntervalSince(launched) > hangSeconds { hung = true; p.send(SIGKILL); break }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        let result = p.wait()
+        let result = p.wait(timeout: .seconds(hangSeconds))
+        let hung = result.overstayed
         let events = (String(data: FileManager.default.contents(atPath: dir + "/events.jsonl") ?? Data(), encoding: .utf8) ?? "")
             .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let started = events.filter { $0["event"] as? String == "renderingStarted" }.compactMap { $0["item"] as? String }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vitrine
+import VitrineTestSupport
 
 @Suite("Media preflight")
 struct MediaPreflightTests {
@@ -14,7 +15,7 @@ struct MediaPreflightTests {
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/dangling.mp4", withDestinationPath: dir + "/media/gone.mp4")
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/loop-a.mp4", withDestinationPath: dir + "/media/loop-b.mp4")
         try FileManager.default.createSymbolicLink(atPath: dir + "/media/loop-b.mp4", withDestinationPath: dir + "/media/loop-a.mp4")
-        try #require(try LineTimedProcess.run("/usr/bin/mkfifo", [dir + "/media/fifo.mp4"]).status == 0)
+        try #require(try Subprocess.run("/usr/bin/mkfifo", [dir + "/media/fifo.mp4"]).code == 0)
 
         #expect(MediaPreflight.problem(at: clip) == nil)
         #expect(MediaPreflight.problem(at: dir + "/media/link.mp4") == nil)

@@ -21,18 +21,19 @@ struct MissingFilesTests {
         return dir
     }
 
-    static func run(_ dir: String, duration: Double) throws -> LineTimedProcess {
-        try LineTimedProcess(VitrineBinary.path, ["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
+    static func run(_ dir: String, duration: Double) throws -> RunningProcess {
+        try VitrineBinary.start(["run", "--catalog", dir, "--output", "headless", "--duration", String(duration)])
     }
 
     @Test("12 missing files are skipped in under 1 s in all, and --duration 2 then ends the run on time")
     func skippedQuicklyAndDurationHonoured() throws {
         let p = try Self.run(try Self.catalog(), duration: 2)
         // The run begins (the output is made) once the manifest is read; the skips are timed from there.
-        let begun = try #require(p.waitForLine(containing: "output: headless", on: .standardError, timeout: 30), "the run never started:\n\(p.text(.standardError))")
-        let playing = p.waitForLine(containing: "now playing good", on: .standardError, timeout: 5)
+        let begun = try #require(p.waitForLine(containing: "output: headless", on: .standardError, timeout: .seconds(30)), "the run never started:\n\(p.outputSoFar.err)")
+        let playing = p.waitForLine(containing: "now playing good", on: .standardError, timeout: .seconds(5))
         // 2 s of catalog time after the skips, and a little for the process to start and stop.
-        let status = p.wait(timeout: max(0, begun.time + 4 - (ProcessInfo.processInfo.systemUptime - p.start)))
+        let ended = p.wait(timeout: .seconds(begun.time + 4 - p.elapsed))
+        let status = ended.overstayed ? nil : Optional(ended.code)
         let skipped = p.lines.filter { $0.stream == .standardError && $0.text.contains("skipping m") }.count
         let end = p.lines.last.map(\.time) ?? 0
         let summary = p.lines.first { $0.stream == .standardOutput && $0.text.hasPrefix("catalog time:") }?.text ?? "no summary"
@@ -50,10 +51,11 @@ struct MissingFilesTests {
         for phase in ["skipping m0", "now playing good"] {
             // The second case plays the good clip alone (looping), so it does not wait for the skips.
             let p = try Self.run(try Self.catalog(missing: phase == "skipping m0" ? 12 : 0), duration: 30)
-            let line = p.waitForLine(containing: phase, on: .standardError, timeout: 30)
+            let line = p.waitForLine(containing: phase, on: .standardError, timeout: .seconds(30))
             let sent = ProcessInfo.processInfo.systemUptime
             p.send(SIGTERM)
-            let status = p.wait(timeout: 3)
+            let ended = p.wait(timeout: .seconds(3))
+            let status = ended.overstayed ? nil : Optional(ended.code)
             let took = ProcessInfo.processInfo.systemUptime - sent
             let summary = p.lines.contains { $0.stream == .standardOutput && $0.text.hasPrefix("catalog time:") }
             let check = {
