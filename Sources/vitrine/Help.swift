@@ -56,7 +56,7 @@ options:
 
 exit codes: 0 played (or stopped by SIGINT/SIGTERM), 65 nothing in the catalog could play (an
 invalid manifest, no catalog in the library, or no playable file), 66 the --catalog folder does
-not exist, 69 no display or sound device, 64 usage, 1 other.
+not exist, 69 no display (a missing sound device only mutes the run), 64 usage, 1 other.
 """
 
 let importHelp = """

@@ -4,9 +4,10 @@ import Testing
 import VitrineCore
 import VitrineTestSupport
 
-/// The installer's documents agree with the program: the man page with every command's help, the
-/// config reference with every key of config.json.
-@Suite("Docs: the man page and the config reference")
+/// The installer's documents agree with the program: the README with the Makefile and the manifest
+/// parser, the man page with every command's help, the config reference with every key of
+/// config.json; and every file the docs name exists.
+@Suite("Docs: the README, the man page, the config reference and the paths they name")
 struct DocsTests {
     static let scdoc = "/usr/bin/scdoc"
 
@@ -33,6 +34,102 @@ struct DocsTests {
         }
         let exitStatus = try #require(page.components(separatedBy: ".SH EXIT STATUS").last?.components(separatedBy: ".SH ").first)
         for code in ["0", "1", "64", "65", "66", "69"] { #expect(exitStatus.contains("\n\\fB\(code)\\fR\n"), "exit status \(code)") }
+    }
+
+    @Test("the man page documents no option that no command takes",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: scdoc), "scdoc not installed (tools/setup)"),
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
+    func manPageHasNoStaleOption() throws {
+        let page = try Self.roff()
+        var known: Set<String> = ["--help", "--version"]
+        for command in ["run", "import", "play", "validate", "probe", "bench"] {
+            let help = try VitrineBinary.run([command, "--help"]).out
+            known.formUnion(help.matches(of: #/--[a-z][a-z-]*[a-z]/#).map { String($0.output) })
+        }
+        let documented = Set(page.matches(of: #/\\fB(--[a-z][a-z-]*[a-z])\\fR/#).map { String($0.output.1) })
+        #expect(documented.count > 20, "\(documented.sorted())")
+        #expect(documented.subtracting(known).sorted() == [], "in the man page, in no command's --help")
+    }
+
+    static func readme() throws -> String {
+        try String(contentsOfFile: Repository.path("README.md"), encoding: .utf8)
+    }
+
+    @Test("the README tells a newcomer both commands, make demo and make test, near its top, and both are Makefile targets")
+    func readmeNamesTheTwoCommands() throws {
+        let readme = try Self.readme()
+        let top = String(readme.prefix(2000))
+        #expect(top.contains("make demo") && top.contains("make test"), "the first 2000 characters of README.md")
+        let makefile = try String(contentsOfFile: Repository.path("Makefile"), encoding: .utf8)
+        for target in ["demo:", "test:", "man:"] {
+            #expect(makefile.split(separator: "\n").contains { $0.hasPrefix(target) }, "Makefile target \(target)")
+        }
+    }
+
+    @Test("the README's example manifest is valid, with no warning, and uses what its text says it shows")
+    func readmeExampleManifest() throws {
+        let readme = try Self.readme()
+        let block = try #require(readme.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let result = ManifestParser.parse(Array(block.utf8), catalogDirectory: "/catalog", fileExists: { _ in true })
+        #expect(result.problems == [])
+        let manifest = try #require(result.manifest)
+        #expect(manifest.playlist.map(\.type) == [.video, .image, .audio])
+        #expect(manifest.playlist.contains { !$0.cuePoints.isEmpty } && manifest.playlist.contains { $0.transition != nil })
+        #expect(!manifest.overlays.isEmpty && manifest.tap != nil && manifest.idle != nil)
+    }
+
+    @Test("the README lists the exit codes the man page does")
+    func readmeExitCodes() throws {
+        let readme = try Self.readme()
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| ") }.map { $0.split(separator: "|").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+        for code in ["0", "1", "64", "65", "66", "69"] { #expect(rows.contains(code), "exit code \(code) in the README's table") }
+    }
+
+    /// Repository paths named in `text` (`docs/…`, `tools/…`, `config/…`, `rootfs/…`, `Tests/…`,
+    /// `Sources/…`, with `*` as a wildcard in the last component), minus build output.
+    static func namedPaths(_ text: String) -> Set<String> {
+        let found = text.matches(of: #/[\s`(]((?:docs|tools|config|rootfs|Tests|Sources)/[A-Za-z0-9_.+*\/-]+)/#).map { String($0.output.1) }
+        return Set(found.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ".,:;)")) }
+            .filter { !$0.hasPrefix("tools/vm/cache/") && !$0.hasPrefix("tools/vm/out/") && !$0.contains("…") })
+    }
+
+    /// Folders the docs tell where to put a file, which appear with the first one.
+    static let foldersMadeOnFirstUse: Set<String> = ["Tests/VitrineCoreTests/Fixtures/fuzz-manifest/"]
+
+    /// Whether `path` is in the checkout; `dir/a*b` when some entry of `dir` starts with `a` and ends with
+    /// `b`; `dir/**/name` when `name` is anywhere below `dir`.
+    static func exists(_ path: String) -> Bool {
+        guard path.contains("*") else { return FileManager.default.fileExists(atPath: Repository.path(path)) }
+        if let range = path.range(of: "/**/") {
+            let below = FileManager.default.enumerator(atPath: Repository.path(String(path[..<range.lowerBound])))
+            let name = String(path[range.upperBound...])
+            return (below?.allObjects as? [String] ?? []).contains { $0 == name || $0.hasSuffix("/" + name) }
+        }
+        let folder = (path as NSString).deletingLastPathComponent, pattern = (path as NSString).lastPathComponent
+        let parts = pattern.split(separator: "*", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: Repository.path(folder))) ?? []
+        return entries.contains { $0.hasPrefix(parts[0]) && $0.hasSuffix(parts.count > 1 ? parts[1] : "") }
+    }
+
+    @Test("every repository path the README and docs/ name exists, and docs/README.md indexes every file in docs/")
+    func namedPathsExist() throws {
+        var documents = ["README.md", "config/examples/README.md", "rootfs/README.md", "tools/vm/README.md"]
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Repository.path("docs")).filter { $0.hasSuffix(".md") }
+        documents += docs.map { "docs/" + $0 }
+        for document in documents {
+            let text = try String(contentsOfFile: Repository.path(document), encoding: .utf8)
+            let paths = Self.namedPaths(text)
+            if document == "README.md" { #expect(paths.contains("docs/config.md") && paths.contains("docs/vitrine.1.scd")) }
+            for path in paths.sorted() where !Self.foldersMadeOnFirstUse.contains(path) {
+                #expect(Self.exists(path), "\(document) names \(path)")
+            }
+        }
+        // The index: each `name` in its table is a file or folder in docs/, and each file in docs/ is in it.
+        let index = try String(contentsOfFile: Repository.path("docs/README.md"), encoding: .utf8)
+        let listed = index.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { String($0.split(separator: "`")[1]) }
+        for name in listed { #expect(FileManager.default.fileExists(atPath: Repository.path("docs/" + name)), "docs/README.md lists \(name)") }
+        let present = try FileManager.default.contentsOfDirectory(atPath: Repository.path("docs")).filter { $0 != "README.md" }
+        for name in present { #expect(listed.contains(name) || listed.contains(name + "/"), "docs/\(name) is not in docs/README.md") }
     }
 
     @Test("man renders it", .enabled(if: FileManager.default.isExecutableFile(atPath: scdoc) && FileManager.default.isExecutableFile(atPath: "/usr/bin/man"),
