@@ -1,6 +1,6 @@
 """Reading the guest's journal (`journalctl -o short-monotonic`: "[  45.508461] host vitrine[328]:
 info [vitrine] <message>", times in guest uptime seconds): the player's own lines that the checks
-judge (Sources/Vitrine/PlayerEvent.swift writes them) and systemd's lines about vitrine.service.
+judge (Sources/Vitrine/Playback/PlayerEvent.swift writes them) and systemd's lines about vitrine.service.
 """
 import math
 import re

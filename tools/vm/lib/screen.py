@@ -185,7 +185,7 @@ def classify(img, inactive_ref=None):
     return "other", d
 
 
-# The player's popup colours (Sources/Vitrine/OverlayLayer.swift): the panel and its buttons.
+# The player's popup colours (Sources/Vitrine/Screen/OverlayLayer.swift): the panel and its buttons.
 PANEL_RGB = (0xF4, 0xF6, 0xF8)
 BUTTON_RGB = (0x1F, 0x6F, 0xEB)
 
@@ -213,7 +213,7 @@ def popup_boxes(img, min_fraction=0.02):
     return {"panel": box, "panel_px": count, "button": bbox}
 
 
-# The status banner's accent colours (Sources/Vitrine/BannerLayer.swift).
+# The status banner's accent colours (Sources/Vitrine/Screen/BannerLayer.swift).
 BANNER_ACCENTS = {"progress": (0x38, 0x8B, 0xFD), "success": (0x2E, 0xA0, 0x43), "failure": (0xF8, 0x51, 0x49)}
 
 
