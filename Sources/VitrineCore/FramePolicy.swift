@@ -8,8 +8,10 @@
 /// - due, and the frame after it is due too: `drop`, with the cause (the later frame takes its place).
 ///
 /// The first frame of an item is always shown once due, even when the vblank's phase makes the
-/// second one nearer: a title frame is never skipped at a boundary. A still picture, and the first
-/// frame while paused, are shown at once.
+/// second one nearer: a title frame is never skipped at a boundary. A still picture, the first frame
+/// while paused, and the first frame after a seek (the picture at its target) are shown at once;
+/// after a seek the frame nearest the vblank is shown, as at any other vblank (the one before it is
+/// skipped before the seek target).
 ///
 /// Times are seconds: PTS and clock in item time (from the item's time zero), the rest in seconds of
 /// the reference clock.
@@ -47,9 +49,12 @@ public enum FramePolicy {
         public var isStill: Bool
         /// Item seconds where decoding was asked to start (0, or a seek target).
         public var seekTarget: Double
+        /// No frame was taken since a seek (the decoder's first frame at the target).
+        public var opensSeek: Bool
 
-        public init(pts: Double, isFirstOfItem: Bool = false, isStill: Bool = false, seekTarget: Double = 0) {
+        public init(pts: Double, isFirstOfItem: Bool = false, isStill: Bool = false, seekTarget: Double = 0, opensSeek: Bool = false) {
             self.pts = pts; self.isFirstOfItem = isFirstOfItem; self.isStill = isStill; self.seekTarget = seekTarget
+            self.opensSeek = opensSeek
         }
     }
 
@@ -85,9 +90,9 @@ public enum FramePolicy {
     ///     frame still at the head of its queue: the answer is then `hold` or `show`).
     ///   - vblank: the vblank being prepared.
     public static func decide(_ frame: Frame, next: Double?, at vblank: Vblank) -> Decision {
-        let shownAtOnce = frame.isFirstOfItem && (frame.isStill || !vblank.isPlaying)
+        let shownAtOnce = frame.isFirstOfItem && (frame.isStill || !vblank.isPlaying) || frame.opensSeek
         if !vblank.isDue(frame.pts) && !shownAtOnce { return .hold }
-        if frame.isFirstOfItem && !frame.isStill { return .show }
+        if frame.isFirstOfItem && !frame.isStill && !frame.opensSeek { return .show }
         guard vblank.isPlaying, let next, vblank.isDue(next) else { return .show }
         return .drop(cause(frame, next: next, at: vblank))
     }

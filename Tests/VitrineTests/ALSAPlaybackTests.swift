@@ -87,4 +87,24 @@ struct ALSAPlaybackTests {
         // `ffmpeg -t 1 -i bigbuckbunny.mp4 -ac 2 -af volumedetect` gives max_volume −42.7 dBFS: 240.
         #expect(abs(samples.map { abs(Int($0)) }.max()! - 240) <= 24, "the downmix peaks where FFmpeg's does")
     }
+
+    @Test("--audio-device null (a PCM that keeps no queue): the clock runs in real time and the pictures are shown")
+    func nullDeviceInRealTime() throws {
+        let dir = try Harness.newFolder("alsa-null")
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 2, tone: 440), toPath: dir + "/media/red.mp4")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "loop": false, "display": { "mode": "320x180@30" },
+              "playlist": [ { "id": "red", "type": "video", "src": "media/red.mp4" } ] }
+            """, in: dir)
+        let (stats, _, logs) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 1.5, snapshots: []) { o in
+            o.audioDevice = "null"
+            o.realtime = true
+        }
+        #expect(stats.audio.contains("ALSA null"))
+        // ALSA's null plugin takes every write at once and reports no delay: without a clock of its
+        // own given to it, 1.5 s of catalog time passed in a fraction of a second.
+        #expect(stats.wallSeconds >= 1.4, "catalog time \(stats.catalogSeconds) s in \(stats.wallSeconds) s wall")
+        #expect(stats.framesPresented >= 40, "\(stats.framesPresented) of 45 frames presented, \(stats.dropped.summary)")
+        #expect(logs.contains { $0.message.contains("keeps no queue") })
+    }
 }

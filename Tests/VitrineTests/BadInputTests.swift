@@ -59,4 +59,30 @@ struct BadInputTests {
         // Checked again after 10 s: the failure is logged twice, not once.
         #expect(logs.filter { $0.message.contains("media/missing.mp4") }.count == 2)
     }
+
+    @Test("an audio file that opens but decodes to nothing is skipped, and is never \"now playing\" first")
+    func undecodableNeverNowPlaying() throws {
+        let dir = try Harness.newFolder("nodecode")
+        // 60 s of AAC in MP4 with its packets zeroed (the `mdat` box's payload): the container opens
+        // and its stream is found, and no packet decodes.
+        let tone = try Harness.clip("tone-60s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60",
+                                                      "-c:a", "aac", "-b:a", "128k"])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tone)))
+        let tag = Array("mdat".utf8)
+        let at = try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == tag }, "no mdat box")
+        let size = bytes[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+        for k in (at + 4)..<(at - 4 + size) { bytes[k] = 0 }
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/media/broken.m4a"))
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("red", seconds: 1), toPath: dir + "/media/red.mp4")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "loop": false, "display": { "mode": "320x180@30" },
+              "playlist": [ { "id": "broken", "type": "audio", "src": "media/broken.m4a" },
+                            { "id": "red", "type": "video", "src": "media/red.mp4" } ] }
+            """, in: dir)
+        let (stats, _, logs) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 2, snapshots: [])
+        let messages = logs.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("skipping broken (media/broken.m4a): no decodable frames") }, "\(messages)")
+        #expect(!messages.contains { $0.hasPrefix("now playing broken") }, "\(messages.filter { $0.hasPrefix("now playing") })")
+        #expect(stats.itemsStarted == 1 && stats.itemsFailed == 1, "started \(stats.itemsStarted), failed \(stats.itemsFailed)")
+    }
 }

@@ -175,4 +175,29 @@ struct EngineTests {
         try rig.step(3)
         #expect(!rig.engine.supportsSeeking && !rig.engine.seek(time: 1))
     }
+
+    @Test("a 5 ms sound between two vblanks still starts and ends: renderingStarted, now playing, renderingComplete, in order")
+    func itemShorterThanAVblank() throws {
+        let blip = try Harness.clip("blip-5ms.wav", ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000:duration=0.005", "-ac", "2"])
+        let dir = try Self.catalog([("red.mp4", try Harness.colorClip("red", seconds: 2)), ("blip.wav", blip)])
+        let rig = EngineRig(catalog: dir)
+        let rec = EventRecorder()
+        rig.engine.events.observe(rec.add)
+        // `red` ends at 1.01 s, so the 5 ms blip lies between the vblanks at 1.0 s and 1.033 s.
+        rig.engine.enqueue(PlaylistItem(id: "red", type: .video, src: "media/red.mp4", duration: 1.01))
+        rig.engine.enqueue(PlaylistItem(id: "blip", type: .audio, src: "media/blip.wav"))
+        rig.engine.enqueue(PlaylistItem(id: "after", type: .video, src: "media/red.mp4", duration: 0.5))
+        rig.engine.play()
+        try rig.run(until: 1.6)
+        let lifecycle = rec.events.compactMap { e -> String? in
+            switch e {
+            case .renderingStarted(let id): return "start \(id)"
+            case .renderingComplete(let id): return "end \(id)"
+            case .nowPlayingChanged(let id?) where id == "blip": return "now playing blip"
+            default: return nil
+            }
+        }
+        #expect(lifecycle == ["start red", "end red", "start blip", "now playing blip", "end blip", "start after", "end after"], "\(lifecycle)")
+        #expect(rig.engine.stats.itemsStarted == 3)
+    }
 }

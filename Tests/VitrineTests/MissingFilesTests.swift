@@ -64,4 +64,30 @@ struct MissingFilesTests {
             check()
         }
     }
+
+    @Test("SIGTERM before any item started (while unreadable files are skipped) is a stop: exit 0 with the statistics, not 65")
+    func sigtermBeforeAnyItemExitsZero() throws {
+        // Files that exist but are not media: each fails in its decoder, one a vblank, so the run is
+        // still skipping them when the signal comes.
+        let dir = try Self.catalog(missing: 0)
+        var items: [String] = []
+        for i in 0..<12 {
+            try Data((0..<20000).map { UInt8(truncatingIfNeeded: ($0 + i) &* 2654435761 >> 7) })
+                .write(to: URL(fileURLWithPath: dir + "/media/noise\(i).mp4"))
+            items.append(#"{ "id": "n\#(i)", "type": "video", "src": "media/noise\#(i).mp4" }"#)
+        }
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1,
+              "playlist": [ \((items + [#"{ "id": "good", "type": "video", "src": "media/good.mp4" }"#]).joined(separator: ",\n")) ] }
+            """, in: dir)
+        let p = try Self.run(dir, duration: 30)
+        let line = p.waitForLine(containing: "skipping n0", on: .standardError, timeout: .seconds(30))
+        p.send(SIGTERM)
+        let ended = p.wait(timeout: .seconds(3))
+        let started = p.lines.contains { $0.text.contains("now playing") }
+        #expect(line != nil, "no \"skipping n0\" line:\n\(p.outputSoFar.err)")
+        #expect(!started, "an item started before the signal: the case is not the one tested")
+        #expect(!ended.overstayed && ended.code == 0, "exit \(ended.overstayed ? "none: killed" : String(ended.code)) after SIGTERM while skipping")
+        #expect(p.lines.contains { $0.stream == .standardOutput && $0.text.hasPrefix("catalog time:") }, "no statistics printed")
+    }
 }

@@ -77,6 +77,23 @@ struct RunLoopIntegrationTests {
         try rig.engine.presenter.end()
     }
 
+    @Test("a still slate stopped between its redraws (SIGINT) counts its catalog time to the stop, not to its last redraw")
+    func stillSlateStopCountsTime() throws {
+        let rig = try LoopRig()
+        rig.engine.fixedSlate = .noCatalog(library: "/var/lib/vitrine")
+        try rig.start()
+        // Redrawn once a second: at 2.7 s the last vblank prepared was the one at 2.0 s, and the
+        // statistics count to the end of its period.
+        rig.advance(to: 2.7)
+        #expect(abs(rig.engine.stats.catalogSeconds - 62.0 / 30) < 1e-9, "catalog time \(rig.engine.stats.catalogSeconds) s before the stop")
+        rig.engine.presenter.stopSoon()
+        #expect(rig.engine.presenter.hasStopped)
+        // The run ends at the next vblank, 2.7 s rounded up to a period.
+        let seconds = rig.engine.stats.catalogSeconds
+        #expect(abs(seconds - 81.0 / 30) < 1e-9, "catalog time \(seconds) s for a stop at 2.7 s")
+        try rig.engine.presenter.end()
+    }
+
     @Test("a banner shown from another thread wakes a still screen: it is on screen at the next vblank")
     func bannerWakesTheLoop() throws {
         let rig = try LoopRig()

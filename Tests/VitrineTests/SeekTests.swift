@@ -140,16 +140,14 @@ struct SeekTests {
         #expect(vblanks <= 2, "the first new frame came \(vblanks) vblanks after the seek (\(String(format: "%.0f", Double(vblanks) * 1000 / 30)) ms); the screen showed \(Array(run.screens[(run.firstAfterSeek - 1)...first]))")
         #expect(abs(run.screens[first] - want) <= 1,
                 "seek to \(target) s showed frame \(run.screens[first]) (\(String(format: "%+.3f", truth.pts[run.screens[first]] - target)) s), want frame \(want) ± 1")
-        withKnownIssue("engine part of the fix, docs/notes/seek.md: after a seek the presenter still shows the decoder's first frame even when the next is nearer the vblank, and drops that next one; and the frames the seek decoded and passed over are not counted") {
-            // Then it plays on, one frame per vblank.
-            let next = Array(run.screens[first..<min(run.screens.count, first + 10)])
-            #expect(next == Array(next[0]..<(next[0] + next.count)), "after the seek: \(next)")
-            // Decoding restarts at the key frame before the target: the frames decoded from it up to
-            // the first one shown are passed over, and counted.
-            let key = truth.keyFrame(atOrBefore: want)
-            #expect(run.skipped == run.screens[first] - key,
-                    "skipped \(run.skipped), want \(run.screens[first] - key) (key frame \(key), first frame shown \(run.screens[first]), target frame \(want))")
-        }
+        // Then it plays on, one frame per vblank: the frame after the first new one is not dropped.
+        let next = Array(run.screens[first..<min(run.screens.count, first + 10)])
+        #expect(next == Array(next[0]..<(next[0] + next.count)), "after the seek: \(next)")
+        // Decoding restarts at the key frame before the target: the frames decoded from it up to
+        // the first one shown are passed over, and counted.
+        let key = truth.keyFrame(atOrBefore: want)
+        #expect(run.skipped == run.screens[first] - key,
+                "skipped \(run.skipped), want \(run.screens[first] - key) (key frame \(key), first frame shown \(run.screens[first]), target frame \(want))")
     }
 
     @Test("video-demo.mpeg (MPEG-1 in MPEG-PS, 24 fps): a cue-point seek shows the target's picture within two vblanks and counts the frames passed over",
@@ -169,10 +167,8 @@ struct SeekTests {
         let match = try #require(truth.bestMatch(run.screens[first]), "no decoded picture near the target")
         #expect(abs(match.index - want) <= 1 && match.difference < 2,
                 "seek to \(target) s showed frame \(match.index) (mean difference \(match.difference)), want frame \(want) ± 1")
-        withKnownIssue("engine part of the fix, docs/notes/seek.md: the frames the seek decoded and passed over are not counted") {
-            let key = truth.keyFrame(atOrBefore: match.index)
-            #expect(run.skipped == match.index - key, "skipped \(run.skipped), want \(match.index - key) (key frame \(key), first frame shown \(match.index))")
-        }
+        let key = truth.keyFrame(atOrBefore: match.index)
+        #expect(run.skipped == match.index - key, "skipped \(run.skipped), want \(match.index - key) (key frame \(key), first frame shown \(match.index))")
     }
 
     @Test("real clock: a cue point that seeks back before itself seeks once, and the picture moves to the target")
@@ -211,13 +207,13 @@ struct SeekTests {
         try engine.presenter.end()
         engine.finish()
         let s = try #require(seekAt, "the cue point never fired")
-        withKnownIssue("engine part of the fix, docs/notes/seek.md: cue points are advanced with the PTS of the picture from before the seek, which stays on screen while the new decoder opens, so the cue point fires again at every vblank") {
-            let seeks = records().filter { $0.message.hasPrefix("seek clip to") }.count
-            #expect(seeks == 1, "\(seeks) seeks in the 15 vblanks after the cue point")
-            // A real clock on a shared machine: the new picture may come a few vblanks late (the
-            // virtual-clock tests above hold the two-vblank bound); but it must come, near 0.3 s.
-            let first = screens.list[s...].first { $0 != screens.list[s - 1] }
-            #expect(first.map { (8...14).contains($0) } == true, "the screen after the seek: \(Array(screens.list[(s - 1)...]))")
-        }
+        // Cue points advance only with the entry's own frames after the seek: the picture from before
+        // it (PTS 1.0 s) does not pass the cue point at 1.0 s again.
+        let seeks = records().filter { $0.message.hasPrefix("seek clip to") }.count
+        #expect(seeks == 1, "\(seeks) seeks in the 15 vblanks after the cue point")
+        // A real clock on a shared machine: the new picture may come a few vblanks late (the
+        // virtual-clock tests above hold the two-vblank bound); but it must come, near 0.3 s.
+        let first = screens.list[s...].first { $0 != screens.list[s - 1] }
+        #expect(first.map { (8...14).contains($0) } == true, "the screen after the seek: \(Array(screens.list[(s - 1)...]))")
     }
 }

@@ -84,6 +84,27 @@ struct TransitionTests {
         #expect(frames.map(\.n) == Array(0..<30) + Array(0..<30) + Array(0..<30))
     }
 
+    @Test("an item that ends between two vblanks: the next item's frames still run 0…29, one a vblank, none dropped",
+          arguments: [0.01, 0.02, 0.03])
+    func boundaryBetweenVblanks(phase: Double) throws {
+        // `a` is cut `phase` s into a period (its `duration`), so `b` starts between two vblanks; from
+        // half a period on, `b`'s second frame is due at the vblank its first comes on.
+        let dir = try Harness.newFolder("phase")
+        try FileManager.default.copyItem(atPath: try Self.numbered(100), toPath: dir + "/media/a.mp4")
+        try FileManager.default.copyItem(atPath: try Self.numbered(150), toPath: dir + "/media/b.mp4")
+        try Harness.writeManifest("""
+            { "schema": "vitrine.manifest/1", "version": 1, "loop": false, "display": { "mode": "64x36@30" },
+              "playlist": [ { "id": "a", "type": "video", "src": "media/a.mp4", "duration": \(0.5 + phase) },
+                            { "id": "b", "type": "video", "src": "media/b.mp4" } ] }
+            """, in: dir)
+        let rec = dir + "/rec.mkv"
+        let (stats, _, logs) = try Harness.play(try Harness.manifest(in: dir), catalog: dir, duration: 2, snapshots: []) { $0.recordPath = rec }
+        let (frames, _) = try Self.decode(rec)
+        let b = frames.filter { Self.tagName($0.tag) == "b" }.map(\.n)
+        #expect(b == Array(0..<30), "b's frames, one per vblank: \(b)")
+        #expect(stats.framesDropped == 0, "\(stats.dropped.summary): \(logs.filter { $0.message.contains("dropped frame") }.map(\.message))")
+    }
+
     /// Largest sample-to-sample step of the left channel in [from, to) frames.
     static func maxStep(_ s: [Int16], from: Int, to: Int) -> Int {
         var m = 0

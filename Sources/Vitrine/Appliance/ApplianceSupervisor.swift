@@ -27,7 +27,7 @@ public final class ApplianceSupervisor {
     public enum Outcome: Sendable, Equatable {
         /// It played (or was stopped while playing).
         case played
-        /// Nothing of the catalog could play: the slate was shown, or every item tried failed; or the
+        /// Nothing of the catalog could play: the slate was shown, or every item of a whole pass failed; or the
         /// configuration cannot be played (`PlayerError.invalidConfiguration`).
         case nothingPlayable
         /// The display asked for cannot be opened (`PlayerError.deviceUnavailable`).
@@ -164,7 +164,8 @@ public final class ApplianceSupervisor {
 
     /// Plays one run (`vitrine play`: an ad-hoc playlist), prints its statistics on standard output,
     /// and says how it ended: `.nothingPlayable` when nothing of the catalog could play (the slate
-    /// was asked for, or every item that was tried failed), whatever the options.
+    /// was asked for or came up, or every item of a catalog that does not loop failed), whatever the
+    /// options; a run stopped before its items were all tried played.
     public static func play(_ manifest: Manifest, catalog: String, options: RunOptions, log: Logger) -> Outcome {
         play(manifest, catalog: catalog, options: options, log: log, slate: nil, importer: nil, eventLog: nil).0
     }
@@ -186,8 +187,9 @@ public final class ApplianceSupervisor {
             let ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
             if ended.forDisplayChange { return (.played, ended) }
             if slate != nil { return (.nothingPlayable, ended) }
-            // Nothing in the playlist could play at all: invalid media.
-            if stats.itemsStarted == 0 && stats.itemsFailed > 0 { return (.nothingPlayable, ended) }
+            // Nothing in the playlist could play at all: invalid media. A stop that came before every
+            // item was tried (SIGTERM while the first files are skipped) is a stop: it played.
+            if stats.itemsStarted == 0 && stats.itemsFailed > 0 && player.foundNothingPlayable { return (.nothingPlayable, ended) }
             return (.played, ended)
         } catch let e as PlayerError {
             log.error("\(e)")

@@ -247,6 +247,8 @@ public final class Player {
                 return true
             })
         }
+        // Before `finish`, which ends the queue: whether a whole pass failed (not a stop that came first).
+        foundNothingPlayable = engine.timeline.foundNothingPlayable
         engine.finish()
         (output as? HeadlessOutput)?.onVblank = nil
         try recorder?.finish()
@@ -256,6 +258,11 @@ public final class Player {
         stats.wallSeconds = monotonicNow() - wallStart
         return stats
     }
+
+    /// Whether, in `run()`, every item tried failed and nothing was left to try: the slate came up, or
+    /// the queue of a catalog that does not loop ended. False when a stop (SIGTERM, `--duration`) came
+    /// before the items had all been tried.
+    public private(set) var foundNothingPlayable = false
 
     /// Whether `run()` ended because `nextCatalog` gave a catalog with other display settings (mode,
     /// rotation, fit, background): they need a new output, so the caller plays that catalog in a new run.

@@ -11,6 +11,11 @@ import VitrineCore
 /// device never underruns and resumes without a restart. The clock is the catalog time of the sample
 /// being heard: device frames played ((frames written − `snd_pcm_delay`), advanced by the monotonic
 /// time since the delay was read) minus the pause silence played so far.
+///
+/// A PCM that keeps no queue (ALSA's `null` plugin, the `file` plugin over it: `snd_pcm_writei`
+/// returns at once and `snd_pcm_delay` stays 0) has no clock of its own; the thread then gives it
+/// one (`EmulatedRing`): a ring buffer of the negotiated size drained in real time on the monotonic
+/// clock, whose fill stands for `snd_pcm_delay` and whose room paces the writes, as a card's would.
 final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns are the owner thread's (start/stop); `finished` is guarded by `done`; the ALSA thread shares only atomics and `clock`
     /// The PCM; released (closed, flushing plugins such as `file`) by `stop()`.
     private var device: PCMDevice?
@@ -81,6 +86,9 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
     /// `file` plugin finishes its WAV then).
     private func play(period: Int, periodTime: Double, timeline: Timeline) {
         guard let device = self.device else { return }
+        /// Decided at the first write: the device kept none of it.
+        var ring: EmulatedRing?
+        var firstWrite = true
         while running.load(ordering: .relaxed) {
             let isPause = paused.load(ordering: .relaxed)
             var samples: [Int16]
@@ -103,10 +111,24 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
                 log.error("audio write failed: \(error)")
                 break
             }
-            let d = device.delay()
+            var d = device.delay()
             let now = monotonicNow()
             let frames = samples.count / format.channels
-            clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
+            if firstWrite {
+                firstWrite = false
+                if d < frames {
+                    ring = EmulatedRing(rate: format.sampleRate, bufferFrames: max(negotiated.bufferFrames ?? 4 * period, period))
+                    log.info("\(name) keeps no queue (snd_pcm_delay \(d) after a write of \(frames) frames): paced in real time")
+                }
+            }
+            if ring != nil {
+                d = ring!.wrote(frames, at: now)
+                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
+                let wait = ring!.secondsUntilRoom(for: period, at: monotonicNow())
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            } else {
+                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
+            }
         }
         if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
     }
@@ -126,5 +148,37 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         thread = nil
         finalXruns = device?.xrunCount ?? finalXruns
         device = nil
+    }
+}
+
+/// The ring buffer a PCM without a queue of its own is given (`ALSAAudio`): `bufferFrames` frames,
+/// drained at `rate` frames a second on the monotonic clock from the first write, as a card drains
+/// its buffer. A writer that falls behind finds it empty (an underrun) and starts it again.
+struct EmulatedRing {
+    let rate: Int
+    let bufferFrames: Int
+    /// Frames queued at `at` (monotonic seconds).
+    private var queued = 0.0
+    private var at: Double?
+
+    init(rate: Int, bufferFrames: Int) { self.rate = rate; self.bufferFrames = bufferFrames }
+
+    /// Frames still queued at `t`.
+    func fill(at t: Double) -> Double {
+        guard let at else { return 0 }
+        return max(0, queued - (t - at) * Double(rate))
+    }
+
+    /// Queues a write of `frames` at `t`; returns the frames queued after it (what `snd_pcm_delay` reports).
+    mutating func wrote(_ frames: Int, at t: Double) -> Int {
+        queued = fill(at: t) + Double(frames)
+        at = t
+        return Int(queued.rounded())
+    }
+
+    /// Seconds from `t` until `frames` more fit.
+    func secondsUntilRoom(for frames: Int, at t: Double) -> Double {
+        let excess = fill(at: t) + Double(frames) - Double(bufferFrames)
+        return excess > 0 ? excess / Double(rate) : 0
     }
 }

@@ -15,8 +15,14 @@ public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
 /// One playlist item being decoded on its own thread into bounded queues: video frames (native
 /// pixel format, converted at presentation) and audio samples already resampled to the output format.
 ///
-/// Times inside a source are seconds from the item's start. Audio is made contiguous from 0: a first
-/// audio frame stamped after 0 is preceded by silence, one stamped before 0 is trimmed.
+/// Times inside a source are seconds from the item's start. Audio is made contiguous from `startAt`:
+/// a first audio frame stamped after it is preceded by silence, one stamped before it is trimmed.
+///
+/// A seek (`seek(to:)`) is carried out inside the running decoder, as ffplay's `seek_req` on its read
+/// thread: both queues are flushed (a push of the stream before the seek is refused: each seek starts
+/// a new queue epoch), the decoder calls `MediaFile.seek(to:)`, and decodes on from the frame on
+/// screen at the target. A decoder that reached the end of its file waits for a seek until it is
+/// cancelled, so an item can be seeked to the end of its life.
 final class ItemSource: Sendable {
     enum State: Sendable, Equatable { case opening, playing, finished, failed(String) }
 
@@ -27,6 +33,8 @@ final class ItemSource: Sendable {
     /// run short (`FrameQueue.Growth`) is woken by the audio consumer.
     let video: FrameQueue<VideoFrame>
     let audio: SampleQueue
+    /// The queues' condition: a decoder at the end of its file waits on it for a seek.
+    private let signal: NSCondition
     private let audioFormat: AudioFormat
     private let log: Logger
     private let shared = Mutex(Shared())
@@ -34,6 +42,7 @@ final class ItemSource: Sendable {
     /// Told after every frame and samples queued and every change of state (a presenter waiting for them).
     private let progress: DecoderProgress?
 
+    /// What the decoder thread publishes. Counters describe the stream since the last seek (`serial`).
     struct Shared {
         var state: State = .opening
         var videoInfo: VideoStreamInfo?
@@ -53,42 +62,67 @@ final class ItemSource: Sendable {
         /// before it): a decoder delay (WMA) moved the sound off the container's time line.
         var audioStartsLate = false
         var seekable = false
+        /// Item seconds decoding started from: 0, or the last seek's target.
+        var startAt: Double = 0
+        /// Seeks asked for so far; the queues' epoch once each has flushed them.
+        var serial = 0
+        /// Video frames the last seek decoded and passed over (from its key frame); nil until it is done.
+        var framesSkippedBySeek: Int?
+        var cancelled = false
     }
-
-    /// Item time (seconds) decoding starts from: 0, or a seek target.
-    let startAt: Double
 
     init(item: PlaylistItem, path: String, generation: Int, audioFormat: AudioFormat, untimed: Bool, log: Logger,
          startAt: Double = 0, progress: DecoderProgress? = nil) {
         self.progress = progress
         self.item = item
-        self.startAt = max(0, startAt)
         self.path = path
         self.generation = generation
         self.audioFormat = audioFormat
         self.untimed = untimed
         self.log = log
         let queues = NSCondition()
+        signal = queues
         video = FrameQueue<VideoFrame>(capacity: 6, condition: queues, cost: { $0.bufferBytes })
         audio = SampleQueue(channels: audioFormat.channels, capacityFrames: audioFormat.sampleRate * 2, condition: queues)
+        shared.withLock { $0.startAt = max(0, startAt); $0.framesSkippedBySeek = startAt > 0 ? nil : 0 }
     }
 
     var state: State { shared.withLock { $0.state } }
+    var isFailed: Bool { if case .failed = state { return true } else { return false } }
     var hasVideo: Bool { shared.withLock { $0.hasVideo } }
     var hasAudio: Bool { shared.withLock { $0.hasAudio } }
     var isStill: Bool { shared.withLock { $0.isStill } }
     var videoInfo: VideoStreamInfo? { shared.withLock { $0.videoInfo } }
     var audioInfo: AudioStreamInfo? { shared.withLock { $0.audioInfo } }
+    /// Video frames decoded since the start (or the last seek).
     var decodedVideoFrames: Int { shared.withLock { $0.videoFrames } }
     var containerDuration: Double? { shared.withLock { $0.containerDuration } }
     var seekable: Bool { shared.withLock { $0.seekable } }
+    /// Item seconds decoding started from: 0, or the last seek's target.
+    var startAt: Double { shared.withLock { $0.startAt } }
+    /// Video frames the last seek decoded and passed over to reach its target, once it is done (0 with
+    /// no seek); nil while it runs.
+    var framesSkippedBySeek: Int? { shared.withLock { $0.framesSkippedBySeek } }
+
+    /// Whether the item has something to show or play: a video frame or audio decoded from its
+    /// streams (an audio item's cover does not count), or its decoding ended. Until then it is not put
+    /// on screen, so a file that opens but decodes nothing never becomes "now playing".
+    var isReady: Bool {
+        shared.withLock { s in
+            switch s.state {
+            case .opening, .failed: return false
+            case .finished: return true
+            case .playing: return s.videoFrames > 0 || s.audioFrames > 0
+            }
+        }
+    }
 
     /// True when the decoder has produced video beyond item time `t` + 0.5 s while its audio stops
     /// before `t`: the file's sound ended early (or has a hole) and no audio for `t` is coming, so
     /// the player fills silence instead of waiting.
     func audioEndedBefore(_ t: Double) -> Bool {
         shared.withLock { s in
-            let audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
+            let audioEnd = s.startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
             return s.hasVideo && s.videoEnd > t + 0.5 && audioEnd <= t + 0.001
         }
     }
@@ -107,12 +141,12 @@ final class ItemSource: Sendable {
                 // codec frame is the codec's end padding (AAC pads its last frame to 1024 samples, 0.128 s
                 // at 8 kHz) and is not played, so the next item starts on the last picture's end; unless
                 // the sound starts late (a decoder delay, as WMA's), which leaves the stated end short.
-                var audioEnd = startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
+                var audioEnd = s.startAt + Double(s.audioFrames) / Double(audioFormat.sampleRate)
                 if let stated = s.statedDuration, !s.audioStartsLate, audioEnd > stated, audioEnd - stated <= s.lastAudioBlock + 0.001 {
                     audioEnd = stated
                 }
                 var natural = max(s.videoEnd, audioEnd)
-                if !s.hasAudio && s.videoFrames == 0 { natural = startAt }
+                if !s.hasAudio && s.videoFrames == 0 { natural = s.startAt }
                 if let d = item.duration { natural = min(natural, d) }
                 return natural
             }
@@ -125,23 +159,67 @@ final class ItemSource: Sendable {
         t.start()
     }
 
+    /// Marks the source failed without starting a decoder (`MediaPreflight` found why).
+    func failWithoutDecoding(_ reason: String) { fail(reason) }
+
     /// Stops the decoder thread and frees the queues.
     func cancel() {
+        shared.withLock { $0.cancelled = true }
         video.close()
         audio.close()
+    }
+
+    /// Seeks the running decoder to item time `time` seconds: the queues are emptied at once, and the
+    /// decoder (at the end of its file, or anywhere in it) goes on from the frame on screen at `time`.
+    /// Counters, `length` and `isReady` start again. Call on the run loop's thread.
+    func seek(to time: Double) {
+        let target = max(0, time)
+        // The queues first: a push of the stream before the seek is refused from now on. The decoder
+        // then waits for the new serial, published next (under the queues' condition, so a decoder
+        // waiting at the end of its file sees it).
+        video.flush()
+        audio.flush()
+        signal.lock()
+        shared.withLock { s in
+            s.serial += 1
+            s.startAt = target
+            s.framesSkippedBySeek = nil
+            s.videoFrames = 0; s.audioFrames = 0; s.videoEnd = 0; s.lastAudioBlock = 0; s.audioStartsLate = false
+            if s.state == .finished { s.state = .playing }
+        }
+        signal.broadcast()
+        signal.unlock()
+        progress?.notify()
+    }
+
+    /// Applies `body` to the shared state when no seek came after `serial` (what the decoder of an
+    /// earlier stream would publish is dropped). Returns whether it did.
+    @discardableResult
+    private func publish(_ serial: Int, _ body: (inout Shared) -> Void) -> Bool {
+        shared.withLock { s in
+            guard s.serial == serial else { return false }
+            body(&s)
+            return true
+        }
+    }
+
+    /// Waits for a seek after `serial`: its serial and target; nil once cancelled.
+    private func waitForSeek(after serial: Int) -> (serial: Int, target: Double)? {
+        signal.lock(); defer { signal.unlock() }
+        while true {
+            let (now, target, cancelled) = shared.withLock { ($0.serial, $0.startAt, $0.cancelled) }
+            if cancelled { return nil }
+            if now != serial { return (now, target) }
+            signal.wait()
+        }
     }
 
     private func run() {
         let wantVideo = item.type != .audio
         let wantAudio = item.type != .image
         // Only regular files: a FIFO or a device node would block the open forever.
-        do {
-            guard try FileSystem.status(of: path).kind == .regular else {
-                fail("not a regular file")
-                return
-            }
-        } catch {
-            fail("cannot open: \(error.errno.message)")
+        if let why = MediaPreflight.problem(at: path) {
+            fail(why)
             return
         }
         let file: MediaFile
@@ -165,25 +243,87 @@ final class ItemSource: Sendable {
                  + undecodable.map { "; cannot decode its \($0)" }.joined())
             return
         }
+        let still = file.isStillImage || item.type == .image
         shared.withLock {
             $0.state = .playing; $0.videoInfo = file.video; $0.audioInfo = file.audio
             $0.hasVideo = hasVideo; $0.hasAudio = hasAudio
-            $0.isStill = file.isStillImage || item.type == .image
+            $0.isStill = still
             $0.containerDuration = file.duration
             $0.statedDuration = file.durationIsStated ? file.duration : nil
             $0.seekable = file.supportsSeeking
+            if still { $0.startAt = 0; $0.framesSkippedBySeek = 0 }
         }
         progress?.notify()
+        // An audio item shows its cover art (an attached picture), drawn as a still with fit and
+        // background; pushed again after each seek.
+        var cover: VideoFrame?
         if item.type == .audio {
-            // An audio item shows its cover art (an attached picture), drawn as a still with fit and background.
-            do { if let cover = try file.coverArt() { video.push(cover); progress?.notify() } } catch { log.warning("\(item.id): cover art: \(error)", ["file": path]) }
+            do { cover = try file.coverArt() } catch { log.warning("\(item.id): cover art: \(error)", ["file": path]) }
+            if let cover { video.push(cover, epoch: 0); progress?.notify() }
         }
-        let still = file.isStillImage || item.type == .image
+        var stream = Stream(file: file, hasVideo: hasVideo, hasAudio: hasAudio, still: still, undecodable: undecodable)
+        var (serial, origin) = shared.withLock { ($0.serial, $0.startAt) }
+        var seeking = origin > 0
+        while true {
+            if seeking {
+                do {
+                    let result = try file.seek(to: origin)
+                    publish(serial) { $0.framesSkippedBySeek = result.framesSkipped }
+                } catch {
+                    log.warning("\(item.id): seek to \(origin) s failed: \(error); playing from the start")
+                    publish(serial) { $0.framesSkippedBySeek = 0 }
+                }
+                if serial > 0, let cover { video.push(cover, epoch: serial); progress?.notify() }
+            }
+            switch decode(&stream, serial: serial, origin: origin) {
+            case .cancelled:
+                return
+            case .superseded:
+                break
+            case .ended(let frames):
+                if frames == 0 && serial == 0 {
+                    fail("no decodable frames" + undecodable.map { "; cannot decode its \($0)" }.joined())
+                    return
+                }
+                if publish(serial, { $0.state = .finished }) {
+                    video.finish(epoch: serial)
+                    audio.finish(epoch: serial)
+                }
+                progress?.notify()
+            }
+            // The end of the stream (or a seek that replaced it): the next seek, or cancel.
+            guard let next = waitForSeek(after: serial) else { return }
+            (serial, origin) = next
+            seeking = true
+        }
+    }
+
+    /// What stays the same from one seek to the next while an item decodes.
+    private struct Stream {
+        let file: MediaFile
+        let hasVideo: Bool
+        let hasAudio: Bool
+        let still: Bool
+        let undecodable: [UndecodableStream]
+        var warnedUndecodable = false   // once the file gives a frame
+        var reportedCorrupt = 0
+        var reportedReadError = false
+    }
+
+    /// How decoding from one origin ended.
+    private enum Ending {
+        /// The source was cancelled.
+        case cancelled
+        /// A seek came: the stream decoded is no longer wanted.
+        case superseded
+        /// The file (or the item's `duration`) ended; `frames` video and audio frames were decoded.
+        case ended(frames: Int)
+    }
+
+    /// Decodes from item time `origin` (the file is positioned there) into the queues, under epoch `serial`.
+    private func decode(_ stream: inout Stream, serial: Int, origin: Double) -> Ending {
+        let file = stream.file, hasVideo = stream.hasVideo, hasAudio = stream.hasAudio, still = stream.still
         let cap = still ? nil : item.duration
-        let origin = still ? 0 : startAt
-        if origin > 0 {
-            do { try file.seek(to: origin) } catch { log.warning("\(item.id): seek to \(origin) s failed: \(error); playing from the start") }
-        }
         let resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
         var audioStarted = false
         var trimFrames = 0
@@ -191,30 +331,33 @@ final class ItemSource: Sendable {
         var videoFrames = 0
         var videoEnd = 0.0
         var lastError: String?
-        var warnedUndecodable = false   // once the file gives a frame
+        /// A refused push: the source was cancelled, or a seek flushed the queues.
+        func refused() -> Ending { video.closed ? .cancelled : .superseded }
+        func superseded() -> Bool { shared.withLock { $0.serial != serial || $0.cancelled } }
         decoding: while true {
-            if video.closed { return }
+            if superseded() { return refused() }
             let next: DecodedFrame?
             do { next = try file.read() } catch { lastError = "\(error)"; break }
             guard let next else { break }
-            if !warnedUndecodable {
-                warnedUndecodable = true
-                for s in undecodable { log.warning("\(item.id): playing without its \(s)", ["file": path]) }
+            if !stream.warnedUndecodable {
+                stream.warnedUndecodable = true
+                for s in stream.undecodable { log.warning("\(item.id): playing without its \(s)", ["file": path]) }
             }
             switch next {
             case .video(let f):
                 if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int((cap - origin) * Double(audioFormat.sampleRate)) { break decoding }; continue }
                 // After a seek, decoding restarts at the key frame before the target: skip to the target.
+                // (`MediaFile.seek` already passed over those frames; this is a guard.)
                 if origin > 0 && f.pts + f.duration <= origin + 1e-6 { continue }
                 videoFrames += 1
                 videoEnd = max(videoEnd, f.pts + f.duration)
-                shared.withLock { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
+                publish(serial) { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
                 // Let the video queue grow while audio is short, so interleaving skew never starves audio:
                 // MPEG-PS stores video up to a second ahead of its audio. Bounded to 180 pictures and to
                 // 128 MiB of their decoder buffers (`bufferBytes`): 10 frames of 4K, 41 of 1080p.
                 let lowAudio = audioFormat.sampleRate / 4
                 if !video.push(f, growth: hasAudio && !untimed ? .init(audio: audio, lowFrames: lowAudio, limit: 180) : nil,
-                               maxBytes: 128 << 20) { return }
+                               maxBytes: 128 << 20, epoch: serial) { return refused() }
                 progress?.notify()
                 if still { break decoding }
             case .audio(let a):
@@ -230,9 +373,10 @@ final class ItemSource: Sendable {
                 if !audioStarted {
                     audioStarted = true
                     let lead = Int(((a.pts - origin) * Double(audioFormat.sampleRate)).rounded())
-                    if lead > audioFormat.sampleRate / 1000 { shared.withLock { $0.audioStartsLate = true } }
+                    if lead > audioFormat.sampleRate / 1000 { publish(serial) { $0.audioStartsLate = true } }
                     if lead > 0 && lead < audioFormat.sampleRate * 5 {
-                        audio.push([Int16](repeating: 0, count: lead * audioFormat.channels)); audioFrames += lead
+                        if !audio.push([Int16](repeating: 0, count: lead * audioFormat.channels), epoch: serial) { return refused() }
+                        audioFrames += lead
                     } else if lead < 0 {
                         // Audio before the item's time zero (codec priming, or a seek's key frame): trim it.
                         let drop = min(samples.count / audioFormat.channels, -lead)
@@ -245,30 +389,26 @@ final class ItemSource: Sendable {
                     if samples.count / audioFormat.channels > maxFrames { samples.removeLast(samples.count - max(0, maxFrames) * audioFormat.channels) }
                 }
                 audioFrames += samples.count / audioFormat.channels
-                shared.withLock { $0.audioFrames = audioFrames; $0.lastAudioBlock = a.duration }
-                if !audio.push(samples) { return }
+                publish(serial) { $0.audioFrames = audioFrames; $0.lastAudioBlock = a.duration }
+                if !audio.push(samples, epoch: serial) { return refused() }
                 progress?.notify()
             }
         }
-        if hasAudio && !video.closed {
+        if hasAudio {
             let tail = resampler.flush()
             audioFrames += tail.count / audioFormat.channels
-            audio.push(tail)
+            if !audio.push(tail, epoch: serial) { return refused() }
         }
-        if let e = file.readError ?? lastError.map({ AVError(operation: "decode", message: $0) }) {
+        if !stream.reportedReadError, let e = file.readError ?? lastError.map({ AVError(operation: "decode", message: $0) }) {
+            stream.reportedReadError = true
             log.warning("\(item.id): stopped early: \(e)", ["file": path])
         }
-        if file.corruptPackets > 0 {
-            log.warning("\(item.id): skipped \(file.corruptPackets) corrupt packets", ["file": path])
+        if file.corruptPackets > stream.reportedCorrupt {
+            log.warning("\(item.id): skipped \(file.corruptPackets - stream.reportedCorrupt) corrupt packets", ["file": path])
+            stream.reportedCorrupt = file.corruptPackets
         }
-        if videoFrames == 0 && audioFrames == 0 {
-            fail("no decodable frames" + undecodable.map { "; cannot decode its \($0)" }.joined())
-            return
-        }
-        shared.withLock { $0.audioFrames = audioFrames; $0.videoEnd = videoEnd; $0.state = .finished }
-        video.finish()
-        audio.finish()
-        progress?.notify()
+        guard publish(serial, { $0.audioFrames = audioFrames; $0.videoEnd = videoEnd }) else { return refused() }
+        return .ended(frames: videoFrames + audioFrames)
     }
 
     private func fail(_ reason: String) {

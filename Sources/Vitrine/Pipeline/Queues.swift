@@ -1,7 +1,8 @@
 import Foundation
 
 /// A bounded FIFO shared by one producer (a decoder thread) and one consumer.
-/// `push` blocks while full unless `force` is set; `close()` wakes everyone and ends the stream.
+/// `push` blocks while full; `close()` wakes everyone and ends the stream; `flush()` (a seek) empties
+/// it and starts a new `epoch`, so a push of the epoch before is refused.
 ///
 /// The queue may share its condition with its item's `SampleQueue` (`init(capacity:condition:)`), so
 /// that a push waiting for the audio to run short (`Growth`) is woken by the audio consumer's take:
@@ -18,6 +19,7 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
     /// The bytes an item holds (a decoded picture's buffers), for `push(_:limit:maxBytes:)`.
     private let cost: (Element) -> Int
     private var bytes = 0
+    private var currentEpoch = 0
 
     /// - Parameters:
     ///   - condition: the lock and condition guarding this queue (shared with the item's audio queue
@@ -40,14 +42,17 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
 
     /// Appends `item`; blocks while the queue holds `capacity` items (or `growth.limit` while its audio
     /// runs short), or while the queued items' `cost` plus this one's would pass `maxBytes` (a lone
-    /// item always goes in), unless closed. Returns false if the queue was closed (the consumer is gone).
+    /// item always goes in), unless closed or flushed. Returns false if the queue was closed (the
+    /// consumer is gone) or, with `epoch`, when it is no longer the queue's (a seek flushed it: the
+    /// item belongs to the playback before the seek).
     @discardableResult
-    func push(_ item: Element, growth: Growth? = nil, maxBytes: Int = .max) -> Bool {
+    func push(_ item: Element, growth: Growth? = nil, maxBytes: Int = .max, epoch: Int? = nil) -> Bool {
         if let growth { precondition(growth.audio.shares(condition), "a growing queue must share its audio's condition") }
         let size = cost(item)
         condition.lock(); defer { condition.unlock() }
-        while !isClosed && (count >= limit(growth) || count > 0 && bytes + size > maxBytes) { condition.wait() }
-        if isClosed { return false }
+        let stale = { epoch.map { $0 != self.currentEpoch } ?? false }
+        while !isClosed && !stale() && (count >= limit(growth) || count > 0 && bytes + size > maxBytes) { condition.wait() }
+        if isClosed || stale() { return false }
         items.append(item)
         bytes += size
         condition.broadcast()
@@ -63,14 +68,31 @@ final class FrameQueue<Element>: @unchecked Sendable {  // every field is guarde
     /// Bytes held by the items waiting to be taken (their `cost`).
     var bufferedBytes: Int { condition.lock(); defer { condition.unlock() }; return bytes }
 
-    /// Marks the end of the stream: no more pushes will come.
-    func finish() {
-        condition.lock(); finished = true; condition.broadcast(); condition.unlock()
+    /// Marks the end of the stream: no more pushes will come. With `epoch`, only if no `flush()`
+    /// started another stream since.
+    func finish(epoch: Int? = nil) {
+        condition.lock(); defer { condition.unlock() }
+        if let epoch, epoch != currentEpoch { return }
+        finished = true; condition.broadcast()
     }
 
     /// Closes the queue: producers stop, waiting calls return.
     func close() {
         condition.lock(); isClosed = true; items.removeAll(); head = 0; bytes = 0; condition.broadcast(); condition.unlock()
+    }
+
+    /// The pushes accepted now carry this epoch (0 until the first `flush()`).
+    var epoch: Int { condition.lock(); defer { condition.unlock() }; return currentEpoch }
+
+    /// Empties the queue for a new stream (a seek): its items are dropped, it is no longer finished,
+    /// and a push of an earlier epoch (waiting or to come) is refused. Returns the new epoch.
+    @discardableResult
+    func flush() -> Int {
+        condition.lock(); defer { condition.unlock() }
+        items.removeAll(); head = 0; bytes = 0; finished = false
+        currentEpoch += 1
+        condition.broadcast()
+        return currentEpoch
     }
 
     private var count: Int { items.count - head }
@@ -122,6 +144,7 @@ final class SampleQueue: @unchecked Sendable {  // every field is guarded by `co
     private(set) var bufferedFrames = 0
     private var finished = false
     private var closed = false
+    private var currentEpoch = 0
     let channels: Int
     /// Upper bound in frames before `push` blocks.
     let capacityFrames: Int
@@ -137,20 +160,44 @@ final class SampleQueue: @unchecked Sendable {  // every field is guarded by `co
     /// Frames buffered, read with the shared condition's lock already held (by a `FrameQueue` push).
     var lockedFrames: Int { bufferedFrames }
 
+    /// Appends `samples`; blocks while the queue holds `capacityFrames`. Returns false if the queue
+    /// was closed or, with `epoch`, when a `flush()` started another one.
     @discardableResult
-    func push(_ samples: [Int16]) -> Bool {
-        guard !samples.isEmpty else { return !closed }
+    func push(_ samples: [Int16], epoch: Int? = nil) -> Bool {
         condition.lock(); defer { condition.unlock() }
-        while !closed && bufferedFrames >= capacityFrames { condition.wait() }
-        if closed { return false }
+        let stale = { epoch.map { $0 != self.currentEpoch } ?? false }
+        guard !samples.isEmpty else { return !closed && !stale() }
+        while !closed && !stale() && bufferedFrames >= capacityFrames { condition.wait() }
+        if closed || stale() { return false }
         chunks.append(samples)
         bufferedFrames += samples.count / channels
         condition.broadcast()
         return true
     }
 
-    func finish() { condition.lock(); finished = true; condition.broadcast(); condition.unlock() }
-    func close() { condition.lock(); closed = true; chunks.removeAll(); bufferedFrames = 0; condition.broadcast(); condition.unlock() }
+    /// Marks the end of the stream; with `epoch`, only if no `flush()` started another one since.
+    func finish(epoch: Int? = nil) {
+        condition.lock(); defer { condition.unlock() }
+        if let epoch, epoch != currentEpoch { return }
+        finished = true; condition.broadcast()
+    }
+    func close() { condition.lock(); closed = true; chunks.removeAll(); offset = 0; bufferedFrames = 0; condition.broadcast(); condition.unlock() }
+
+    /// The pushes accepted now carry this epoch (0 until the first `flush()`).
+    var epoch: Int { condition.lock(); defer { condition.unlock() }; return currentEpoch }
+
+    /// Empties the queue for a new stream (a seek), as `FrameQueue.flush()`. Returns the new epoch.
+    @discardableResult
+    func flush() -> Int {
+        condition.lock(); defer { condition.unlock() }
+        chunks.removeAll(); offset = 0; bufferedFrames = 0; finished = false
+        currentEpoch += 1
+        condition.broadcast()
+        return currentEpoch
+    }
+
+    /// Whether `close()` was called.
+    var isClosed: Bool { condition.lock(); defer { condition.unlock() }; return closed }
 
     var isDrained: Bool { condition.lock(); defer { condition.unlock() }; return finished && bufferedFrames == 0 }
     var isFinished: Bool { condition.lock(); defer { condition.unlock() }; return finished }

@@ -19,12 +19,26 @@ import VitrineCore
 final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnRunLoop: the run loop's alone (checked in debug builds); the rest is behind `state`
     /// One item on the time line, in three parts by the thread that owns each: what never changes,
     /// the audio consumer's `audioDebt`, and the presenter's `onScreen` bookkeeping.
+    ///
+    /// An entry that starts "now" (the first item, one after a failure or a skip, a `play`, a seek)
+    /// *floats* until its decoder has something to show or play (`ItemSource.isReady`): its start is
+    /// then pinned at the audio write head (`Timeline.maintain`), so the time its file took to open or
+    /// seek is neither owed as dropped frames nor as skipped sound. A prerolled entry (it starts where
+    /// the one before it ends, in the future) is pinned from the start.
     final class Entry: Sendable {
         let source: ItemSource
-        /// First catalog audio frame of the item's time zero (may lie in the past after a seek).
-        let startFrame: Int
+        private let firstFrame: Atomic<Int>
+        private let pinned: Atomic<Bool>
+        private let rate: Int
+        /// First catalog audio frame of the item's time zero (may lie in the past after a seek). Set
+        /// once, under the time line's lock on the run loop's thread, while the entry floats.
+        var startFrame: Int { firstFrame.load(ordering: .acquiring) }
         /// Catalog seconds of the item's time zero.
-        let start: Double
+        var start: Double { Double(startFrame) / Double(rate) }
+        /// Whether its start waits for its decoder (see the type's description).
+        var isFloating: Bool { !pinned.load(ordering: .acquiring) }
+        /// The entry replaces the item's entry before a seek (same decoder, a new time zero).
+        let isSeekRestart: Bool
         var item: PlaylistItem { source.item }
         /// Frames of silence that stood in for late audio; as many decoded frames are skipped when they
         /// arrive, so the item's sound stays in sync with its pictures. The audio consumer's alone.
@@ -32,13 +46,23 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         /// The presenter's bookkeeping, on the run loop's thread.
         let onScreen: OnScreen
 
-        init(source: ItemSource, startFrame: Int, rate: Int) {
-            self.source = source; self.startFrame = startFrame
-            self.start = Double(startFrame) / Double(rate)
+        init(source: ItemSource, startFrame: Int, rate: Int, floating: Bool = false, isSeekRestart: Bool = false) {
+            self.source = source
+            self.rate = rate
+            firstFrame = Atomic(startFrame)
+            pinned = Atomic(!floating)
+            self.isSeekRestart = isSeekRestart
             onScreen = OnScreen(cues: CuePointScheduler(itemID: source.item.id, cuePoints: source.item.cuePoints))
         }
         /// Length in audio frames from time zero, once known.
         func lengthFrames(rate: Int) -> Int? { source.length.map { Int(($0 * Double(rate)).rounded()) } }
+        /// Catalog frame of its first sample (`startFrame` plus the seek target).
+        func audioStartFrame(rate: Int) -> Int { startFrame + Int(source.startAt * Double(rate)) }
+        /// Pins a floating entry's sound to start at catalog frame `head` (with the time line's lock held).
+        fileprivate func pin(at head: Int) {
+            firstFrame.store(head - Int(source.startAt * Double(rate)), ordering: .releasing)
+            pinned.store(true, ordering: .releasing)
+        }
     }
 
     /// What the presenter records about an entry, confined to the run loop's thread: every access is
@@ -52,13 +76,23 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         @Confined var announcedLength = false
         /// Its cue points and the playhead they were passed at.
         @Confined var cues: CuePointScheduler
+        /// Seconds its pictures are shown after their PTS: the phase, under one period, between its
+        /// start and the vblank its first frame came on (0 until then, and after a seek).
+        @Confined var pictureLag = 0.0
+        /// The frames its seek passed over were counted.
+        @Confined var seekSkipCounted = false
+        /// A frame of it was taken for the screen.
+        @Confined var picked = false
         init(cues: CuePointScheduler) { self.cues = cues }
     }
 
     /// What `maintain` changed, for the player's events.
     struct Changes {
         var failed: [(Entry, String)] = []
+        /// Entries both consumers passed (they played to their end).
         var retired: [Entry] = []
+        /// Entries cancelled for the slate.
+        var cancelled: [Entry] = []
         var scheduled: [Entry] = []
     }
 
@@ -70,6 +104,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var slateUntil: Double? = nil
         var slateMessage: SlateMessage? = nil
         var exhausted = false       // nextItem returned nil and nothing is scheduled
+        /// Whether the slate came up (every item of a pass failed) in this run.
+        var showedSlate = false
         var audioFrame = 0          // next catalog frame the audio consumer will take
         var underflowFrames = 0
         /// When each (file, reason) failure was last logged at error level, in catalog seconds.
@@ -128,6 +164,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     /// True when nothing is scheduled and the queue had nothing more.
     var isExhausted: Bool { state.withLock { $0.exhausted && $0.entries.isEmpty } }
     var slateMessage: SlateMessage? { state.withLock { $0.slateMessage } }
+    /// Whether no item could play in a whole pass of the queue: the slate came up in this run, or the
+    /// queue ended (a catalog that does not loop) with every item it gave failing.
+    var foundNothingPlayable: Bool { state.withLock { $0.showedSlate || $0.exhausted && $0.entries.isEmpty } }
     /// The catalog time the slate (nothing could play) tries the items again at; nil with no slate.
     var slateRetryTime: Double? { state.withLock { $0.slateUntil } }
     var underflowFrames: Int { state.withLock { $0.underflowFrames } }
@@ -138,12 +177,25 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         item.src.hasPrefix("/") ? item.src : FileNames.path(item.src, in: catalogDirectory)
     }
 
-    private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, startAt: Double = 0) -> Entry {
+    private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, floating: Bool) -> Entry {
         s.generation += 1
         let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
-                             untimed: untimed, log: log, startAt: startAt, progress: progress)
-        src.start()
-        return Entry(source: src, startFrame: startFrame, rate: format.sampleRate)
+                             untimed: untimed, log: log, progress: progress)
+        // A file that is missing, empty or not a regular file fails here, with no decoder thread, so
+        // the next item is scheduled in the same call.
+        if let why = MediaPreflight.problem(at: src.path) { src.failWithoutDecoding(why) } else { src.start() }
+        return Entry(source: src, startFrame: startFrame, rate: format.sampleRate, floating: floating)
+    }
+
+    /// Pins floating entries whose decoder is ready at the audio write head (`Entry`), with the lock held.
+    private func pinReady(_ s: inout State, position: Double) {
+        for e in s.entries where e.isFloating && e.source.isReady { e.pin(at: startFrameNow(s, position: position)) }
+    }
+
+    /// Pins the floating entries whose decoder is ready (the first item, before the clock starts).
+    func pinReadyEntries(position: Double) {
+        confinement.check()
+        state.withLock { pinReady(&$0, position: position) }
     }
 
     /// Where a new item starts when it replaces what plays: at the audio write head (audio already
@@ -152,17 +204,37 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         max(Int(position * Double(format.sampleRate)), s.audioFrame)
     }
 
-    /// Cancels everything scheduled and starts `item` now, at item time `startAt` seconds.
+    /// Cancels everything scheduled and starts `item` now (its start floats until its decoder is ready).
     /// Returns the cancelled entries and the new one.
     @discardableResult
-    func start(_ item: PlaylistItem, position: Double, startAt: Double = 0) -> (cancelled: [Entry], started: Entry) {
+    func start(_ item: PlaylistItem, position: Double) -> (cancelled: [Entry], started: Entry) {
         state.withLock { s in
             let cancelled = s.entries
             cancelled.forEach { $0.source.cancel() }
-            let head = startFrameNow(s, position: position)
-            let e = makeEntry(&s, item, startFrame: head - Int(startAt * Double(format.sampleRate)), startAt: startAt)
+            let e = makeEntry(&s, item, startFrame: startFrameNow(s, position: position), floating: true)
             s.entries = [e]
             s.exhausted = false
+            return (cancelled, e)
+        }
+    }
+
+    /// Seeks `entry`'s decoder to item time `time` seconds (`ItemSource.seek(to:)`: no new decoder, no
+    /// reopen) and replaces the entry with one whose time zero puts `time` at the audio write head,
+    /// floating until the decoder has the frame at `time`. Every other entry (a prerolled next item)
+    /// is cancelled. Nil when `entry` is no longer on the time line.
+    func seek(_ entry: Entry, to time: Double, position: Double) -> (cancelled: [Entry], started: Entry)? {
+        confinement.check()
+        return state.withLock { s in
+            guard s.entries.contains(where: { $0 === entry }) else { return nil }
+            let cancelled = s.entries.filter { $0 !== entry }
+            cancelled.forEach { $0.source.cancel() }
+            entry.source.seek(to: time)
+            let head = startFrameNow(s, position: position)
+            let e = Entry(source: entry.source, startFrame: head - Int(max(0, time) * Double(format.sampleRate)),
+                          rate: format.sampleRate, floating: true, isSeekRestart: true)
+            s.entries = [e]
+            s.exhausted = false
+            if s.lastAudio?.entry === entry { s.lastAudio = nil }
             return (cancelled, e)
         }
     }
@@ -195,8 +267,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             let old = s.entries.removeFirst()
             old.source.cancel()
             let next = s.entries.removeFirst()
-            let e = Entry(source: next.source, startFrame: startFrameNow(s, position: position), rate: format.sampleRate)
+            let e = Entry(source: next.source, startFrame: startFrameNow(s, position: position), rate: format.sampleRate, floating: true)
             s.entries = [e]
+            pinReady(&s, position: position)
             return (old, e)
         }
     }
@@ -238,17 +311,20 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             }
             s.entries.removeAll { e in changes.failed.contains { $0.0 === e } }
             if s.consecutiveFailures >= max(1, failureLimit) {
+                s.showedSlate = true
                 s.slateMessage = .nothingPlayable(s.failures)
                 s.slateUntil = position + 10
                 s.entries.forEach { $0.source.cancel() }
-                changes.retired += s.entries
+                changes.cancelled += s.entries
                 s.entries.removeAll()
                 lines.append((.error, "no playable item; showing the slate and checking again in 10 s", [:]))
                 return false
             }
+            // Entries whose decoder became ready start now (they floated while it opened or seeked).
+            pinReady(&s, position: position)
             // Retire entries that both consumers have passed.
             let consumed = min(posFrame, s.audioFrame)
-            while let first = s.entries.first, let len = first.lengthFrames(rate: format.sampleRate),
+            while let first = s.entries.first, !first.isFloating, let len = first.lengthFrames(rate: format.sampleRate),
                   first.startFrame + len <= consumed {
                 let e = s.entries.removeFirst()
                 e.source.cancel()
@@ -268,17 +344,25 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
 
     /// Adds entries until the playing one has a prerolled successor (once its length is known). The
     /// queue (`nextItem`) is asked with no lock held.
+    ///
+    /// A failed entry takes no time: the item after it starts where it would have, in the same call
+    /// (a missing file costs no vblank). Failed entries stay in `entries` until `maintain` reports
+    /// them, and scheduling stops once `failureLimit` items in a row have failed (reported or not), so
+    /// a catalog of missing files reaches the slate instead of scheduling them forever. An entry whose
+    /// start is not in the future floats (see `Entry`).
     private func schedule(position: Double) -> [Entry] {
         confinement.check()
         var scheduled: [Entry] = []
         while true {
-            // Whether an entry is wanted now: fewer than two, and the last one's end known.
+            // Whether an entry is wanted now: fewer than two that can play, fewer than `failureLimit`
+            // failures in a row, and the last one's end known.
             let wanted = state.withLock { s -> Int? in
-                guard s.entries.count < 2 else { return nil }
+                guard s.entries.filter({ !$0.source.isFailed }).count < 2 else { return nil }
+                let failedInARow = s.consecutiveFailures + s.entries.reversed().prefix { $0.source.isFailed }.count
+                guard failedInARow < max(1, failureLimit) else { return nil }
                 guard let last = s.entries.last else { return 0 }
-                // (A decoder that failed since the check above is handled on the next call.)
-                if case .failed = last.source.state { return nil }
-                return last.lengthFrames(rate: format.sampleRate) == nil ? nil : s.entries.count
+                if last.source.isFailed { return s.entries.count }
+                return last.isFloating || last.lengthFrames(rate: format.sampleRate) == nil ? nil : s.entries.count
             }
             guard let count = wanted else { break }
             let item = nextItem()
@@ -290,9 +374,13 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                     return nil
                 }
                 s.exhausted = false
-                let startFrame = s.entries.last.map { $0.startFrame + $0.lengthFrames(rate: format.sampleRate)! }
-                    ?? startFrameNow(s, position: position)
-                let e = makeEntry(&s, item, startFrame: startFrame)
+                let now = startFrameNow(s, position: position)
+                var startFrame = now
+                if let last = s.entries.last {
+                    startFrame = last.source.isFailed ? last.startFrame : last.startFrame + last.lengthFrames(rate: format.sampleRate)!
+                }
+                // Prerolled: it starts where the one before ends, in the future. Otherwise it floats.
+                let e = makeEntry(&s, item, startFrame: max(startFrame, now), floating: startFrame <= now)
                 s.entries.append(e)
                 return e
             }
@@ -315,7 +403,10 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         let f = Int(position * Double(format.sampleRate))
         return state.withLock { s in
             for e in s.entries {
-                if f < e.startFrame + Int(e.source.startAt * Double(format.sampleRate)) { return nil }
+                // A failed entry takes no time; a floating one covers "now" until it is pinned.
+                if e.source.isFailed { continue }
+                if e.isFloating { return e }
+                if f < e.audioStartFrame(rate: format.sampleRate) { return nil }
                 if let len = e.lengthFrames(rate: format.sampleRate), f >= e.startFrame + len { continue }
                 return e
             }
@@ -334,19 +425,27 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var waited = 0.0
         while remaining > 0 {
             let generation = progress.generation
-            let (pos, entry, end, atEnd) = state.withLock { s -> (Int, Entry?, Int?, Bool) in
+            let (pos, entry, end, atEnd, floating) = state.withLock { s -> (Int, Entry?, Int?, Bool, Bool) in
                 let p = s.audioFrame
                 for e in s.entries {
-                    let audioStart = e.startFrame + Int(e.source.startAt * Double(format.sampleRate))
-                    if p < audioStart { return (p, nil, audioStart, false) }
+                    // A failed entry takes no time; a floating one is silent until it is pinned.
+                    if e.source.isFailed { continue }
+                    if e.isFloating { return (p, nil, nil, false, true) }
+                    let audioStart = e.audioStartFrame(rate: format.sampleRate)
+                    if p < audioStart { return (p, nil, audioStart, false, false) }
                     let len = e.lengthFrames(rate: format.sampleRate)
                     if let len, p >= e.startFrame + len { continue }
-                    return (p, e, len.map { e.startFrame + $0 }, false)
+                    return (p, e, len.map { e.startFrame + $0 }, false, false)
                 }
-                return (p, nil, nil, s.exhausted || !moreExpected)
+                return (p, nil, nil, s.exhausted || !moreExpected, false)
             }
             var n = 0
-            if let entry {
+            if floating {
+                // An item opening or seeking: silence (not an underflow) until the run loop pins its
+                // start here, at the write head, once its decoder is ready.
+                n = remaining
+                out.append(contentsOf: repeatElement(0, count: n * format.channels))
+            } else if let entry {
                 let limit = end.map { min(remaining, $0 - pos) } ?? remaining
                 let wait = waited < timeout ? min(0.005, timeout - waited) : 0
                 let mayHaveAudio = entry.source.hasAudio || entry.source.state == .opening

@@ -230,18 +230,23 @@ public final class PlaybackEngine: ActionPerformer {
 
     /// Seeks the current item to `time` seconds. False when seeking is unsupported or out of range.
     /// Cue points between the old and new playhead fire as one aggregated event.
+    ///
+    /// The item's running decoder seeks (`ItemSource.seek(to:)`: its file is not opened again) and the
+    /// frame on screen at `time` comes at the first vblank after the decoder has it, shown at once
+    /// (a sound device's buffered audio plays out first, and the picture stays on that frame meanwhile).
+    /// The frames decoded from the key frame before `time` and passed over count as skipped.
     @discardableResult
     public func seek(time: Double) -> Bool {
         confinement.check()
         guard supportsSeeking, let e = currentEntry, time >= 0, time.isFinite else { return false }
         if let total = totalTime, time >= total { return false }
-        let (cancelled, new) = timeline.start(e.item, position: clock.position, startAt: time)
+        guard let (cancelled, new) = timeline.seek(e, to: time, position: clock.position) else { return false }
         for c in cancelled where c !== e { queue.returnToQueue(c.item) }   // a prerolled next item goes back
         new.onScreen.cues = e.onScreen.cues
         new.onScreen.renderingStarted = true
         new.onScreen.framesRendered = e.onScreen.framesRendered
-        // The same item, seeked: one "played" line.
-        events.report(.itemSeeked(from: e.source.generation, to: new.source.generation))
+        // The same decoder decodes to its end again.
+        decodeCompletePosted.remove(e.source.generation)
         currentEntry = new
         clock.bumpSerial()
         presenter.forgetFrame()
@@ -317,7 +322,12 @@ public final class PlaybackEngine: ActionPerformer {
         let check = { [unowned self] in
             guard !done else { return }
             let generation = timeline.progress.generation
-            if prefilled() { finish() } else { timeline.progress.arm(progress!, after: generation) }
+            if prefilled() {
+                timeline.pinReadyEntries(position: clock.position)
+                finish()
+            } else {
+                timeline.progress.arm(progress!, after: generation)
+            }
         }
         progress = loop.makeWaker(onWake: check)
         timeout = loop.scheduleTimer(after: .seconds(2), finish)
@@ -334,6 +344,7 @@ public final class PlaybackEngine: ActionPerformer {
             if prefilled() { break }
             timeline.progress.wait(after: generation, timeout: deadline - monotonicNow())
         }
+        timeline.pinReadyEntries(position: clock.position)
         audio?.start(timeline: timeline)
     }
 
@@ -345,12 +356,13 @@ public final class PlaybackEngine: ActionPerformer {
         post(timeline.maintain(position: 0), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
     }
 
-    /// Whether the first item is ready for the clock to start (see `startPlayback`).
+    /// Whether the first item is ready for the clock to start (see `startPlayback`); files that
+    /// failed their preflight take no time, so it is the first one that did not fail.
     private func prefilled() -> Bool {
-        guard let e = timeline.entries.first else { return true }
+        guard let e = timeline.entries.first(where: { !$0.source.isFailed }) else { return true }
         let s = e.source
         if case .failed = s.state { return true }
-        let waiting = s.state == .opening
+        let waiting = !s.isReady
             || audio != nil && s.hasAudio && s.audio.frames < 4096 && !s.audio.isFinished
             || s.hasVideo && !s.isStill && s.video.buffered < Self.prefillFrames && !s.video.isFinished
         return !waiting
@@ -396,31 +408,49 @@ public final class PlaybackEngine: ActionPerformer {
             return nil
         }
         var entry = timeline.entry(at: position)
-        // An item still opening is not on screen yet: a virtual clock waits for it (it may fail
-        // and be skipped); a real clock keeps showing the previous picture meanwhile.
-        if let e = entry, e.source.state == .opening {
-            if deterministic && !stopSignal.load(ordering: .relaxed) { return .waitingForDecoders }
+        // An item that has nothing to show yet (opening, seeking, or decoding its first frame) is not
+        // on screen yet: a virtual clock waits for it (it may fail and be skipped); a real clock keeps
+        // showing the previous picture meanwhile. A file that opens but decodes nothing is so never
+        // "now playing".
+        if let e = entry, e.isFloating || !e.source.isReady || e.source.state == .opening {
+            if !e.source.isFailed && deterministic && !stopSignal.load(ordering: .relaxed) { return .waitingForDecoders }
             entry = nil
         }
-        if let e = entry, case .failed = e.source.state { entry = nil }
         if let entry, entry !== currentEntry { switchTo(entry) }
-        if let t = pendingSeek, currentEntry != nil, currentEntry!.source.state != .opening {
+        if let t = pendingSeek, let current = currentEntry, !current.isFloating, current.source.isReady {
             pendingSeek = nil
             seek(time: t)
         }
         if let message = timeline.slateMessage { return .slate(message) }
-        if let entry = currentEntry, entry === timeline.entry(at: position) { return .item(entry) }
+        guard let current = currentEntry, !current.isFloating, current.source.isReady else { return .unchanged }
+        countSeekSkips(current)
+        if current === timeline.entry(at: position) { return .item(current) }
+        // After a seek, the picture at the target is shown at once even while a sound device's
+        // buffered audio still plays out before the entry's sound; it then waits there.
+        if current.isSeekRestart && !current.onScreen.picked { return .item(current) }
         return .unchanged
     }
 
+    /// Counts, once the seek is done, the frames a seek decoded and passed over to reach its target.
+    private func countSeekSkips(_ e: Timeline.Entry) {
+        guard e.isSeekRestart, !e.onScreen.seekSkipCounted, let n = e.source.framesSkippedBySeek else { return }
+        e.onScreen.seekSkipCounted = true
+        guard n > 0 else { return }
+        events.report(.framesSkipped(n, item: e.item.id))
+        log.debug("skipped \(n) frames of \(e.item.id) decoded from the key frame before the seek target \(e.source.startAt) s")
+    }
+
     /// After the vblank's picture went to the output: cue points against the presented frame's PTS
-    /// (`presentedPTS`; the clock for items without video), progress, the sound device, the idle rule,
+    /// (`presentedPTS`: nil when the picture on screen is not the current entry's own; the clock for
+    /// items without video), progress, the sound device, the idle rule,
     /// and the engine's share of the actions dispatched during the vblank.
     func vblankPresented(at position: Double, hostTime: Double, presentedPTS: Double?) {
         if let e = currentEntry, queue.state == .playing {
-            let local: Double
-            if let pts = presentedPTS, !e.source.isStill, e.source.hasVideo { local = pts } else { local = position - e.start }
-            if let cue = e.onScreen.cues.advance(to: local) { dispatcher.dispatch(cue) }
+            // A moving picture's cue points follow its own presented frames: while the picture on screen
+            // is another's (the previous item's, or this item's from before a seek) they wait.
+            var local: Double? = position - e.start
+            if !e.source.isStill, e.source.hasVideo { local = presentedPTS }
+            if let local, let cue = e.onScreen.cues.advance(to: local) { dispatcher.dispatch(cue) }
             if position - lastProgressEvent >= progressInterval {
                 lastProgressEvent = position
                 events.post(.progress(item: e.item.id, time: max(0, position - e.start), duration: totalTime))
@@ -518,14 +548,19 @@ public final class PlaybackEngine: ActionPerformer {
         currentEntry = entry
         presenter.forgetFrame()
         guard !isSeekRestart else { return }
+        announceStart(entry)
+        presenter.itemStarting(entry)
+        if !entry.source.hasAudio { clock.resynchronize() }
+    }
+
+    /// An item starts: "now playing", `renderingStarted`.
+    private func announceStart(_ entry: Timeline.Entry) {
         entry.onScreen.renderingStarted = true
         events.report(.itemStarted(item: entry.item.id, generation: entry.source.generation))
-        presenter.itemStarting(entry)
         queue.nowPlaying(entry.item)
         log.info("now playing \(entry.item.id) (\(entry.item.src))", ["at": String(format: "%.3f", entry.start)])
         events.post(.renderingStarted(item: entry.item.id))
         events.post(.nowPlayingChanged(item: entry.item.id))
-        if !entry.source.hasAudio { clock.resynchronize() }
     }
 
     private func post(_ changes: Timeline.Changes, hostTime: Double) {
@@ -533,7 +568,10 @@ public final class PlaybackEngine: ActionPerformer {
         for (e, why) in changes.failed {
             events.post(.decodingAborted(item: e.item.id, error: why, framesRendered: e.onScreen.framesRendered))
         }
-        for e in changes.retired where e.onScreen.renderingStarted {
+        for e in changes.retired + changes.cancelled {
+            // An item that began and ended between two vblanks (a 5 ms sound) still started: it played.
+            if !e.onScreen.renderingStarted && !isFailed(e) && changes.retired.contains(where: { $0 === e }) { announceStart(e) }
+            guard e.onScreen.renderingStarted else { continue }
             events.report(.itemEnded(generation: e.source.generation, video: e.source.hasVideo && !e.source.isStill, how: nil))
             // The item played to its end: cue points after its last frame's PTS, up to its length, fire now.
             if let length = e.source.length, let cue = e.onScreen.cues.finish(length: length) { dispatcher.dispatch(cue) }
@@ -543,7 +581,7 @@ public final class PlaybackEngine: ActionPerformer {
         for e in changes.scheduled + timeline.takeScheduledByAudio() {
             events.post(.renderingWillStart(item: e.item.id, at: hostTime + (e.start - position)))
         }
-        for e in timeline.entries + changes.retired {
+        for e in timeline.entries + changes.retired + changes.cancelled {
             let id = e.source.generation
             if e.source.state != .opening, !decodeStartedPosted.contains(id), !isFailed(e) {
                 decodeStartedPosted.insert(id)

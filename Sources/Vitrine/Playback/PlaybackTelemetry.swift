@@ -17,11 +17,15 @@ enum PresentationRecord: Sendable {
     /// A frame of `item` at `pts` (item seconds) was passed over at the vblank where the item's clock
     /// read `clock`; `waited` seconds were spent waiting on the display since the vblank before.
     case frameDropped(FramePolicy.DropCause, item: String, pts: Double, clock: Double?, waited: Double)
+    /// A seek decoded `count` frames of `item` from the key frame before its target and passed over them.
+    case framesSkipped(Int, item: String)
     /// A popup step was left out so a video frame kept its vblank.
     case popupStepYielded
     /// A vblank was prepared: its host time, its catalog time, the wait on the display before it,
     /// the seconds its redraw took (nil: no redraw), and the popups animating (`id:appearing`).
     case vblank(hostTime: Double, position: Double, waited: Double, drawSeconds: Double?, animating: [String])
+    /// A still screen (the slate) was stopped between vblanks; the next vblank's catalog time.
+    case stoppedStill(position: Double)
     /// The run ended; `videoOnScreen`: the item on screen shows moving pictures.
     case runEnded(videoOnScreen: Bool)
     /// The sound device stopped: its xruns, and the audio frames replaced by silence.
@@ -98,12 +102,16 @@ final class PlaybackTelemetry: Sendable {
                 }
             case let .frameDropped(cause, item, pts, clock, waited):
                 debug.append(Self.count(cause, &s.stats.dropped, item: item, pts: pts, clock: clock, waited: waited))
+            case let .framesSkipped(n, _):
+                s.stats.dropped.skipped += n
             case .popupStepYielded:
                 s.popupStepsYielded += 1
             case let .vblank(hostTime, position, waited, drawSeconds, animating):
                 report = track(&s, hostTime: hostTime, waited: waited, drawSeconds: drawSeconds, animating: animating)
                 s.stats.vblanks += 1
                 s.stats.catalogSeconds = position
+            case .stoppedStill(let position):
+                s.stats.catalogSeconds = max(s.stats.catalogSeconds, position)
             case .runEnded(let video):
                 report = Self.endAnimation(&s)
                 if let w = s.window, let line = Self.endWindow(&s, generation: w.generation, video: video, how: "the run ended") {

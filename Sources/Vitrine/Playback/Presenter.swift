@@ -60,6 +60,8 @@ final class Presenter {
 
     // The picture.
     private var content: ScreenContent = .background
+    /// The entry whose frame `content` is (nil when it is no frame).
+    private var contentEntry: Timeline.Entry?
     private var drawn: ScreenContent?
     /// The current item's frame taken for the screen, and whether a vblank has shown it yet.
     private var frame: VideoFrame?
@@ -142,8 +144,8 @@ final class Presenter {
                 return .ended
             }
             switch showing {
-            case .slate(let message): content = .slate(message)
-            case .background: content = .background
+            case .slate(let message): content = .slate(message); contentEntry = nil
+            case .background: content = .background; contentEntry = nil
             case .item(let entry): picking = entry
             case .unchanged: break
             case .waitingForDecoders: return .waitingForDecoders
@@ -193,9 +195,9 @@ final class Presenter {
             watchdog.progressed(at: p.now)
         }
         watchdog.flips(output.completedFlips, at: p.now)
-        // After the flip.
+        // After the flip: cue points follow the current entry's own frames.
         var presentedPTS: Double?
-        if case .frame(let f, _) = content { presentedPTS = f.pts }
+        if case .frame(let f, _) = content, let e = contentEntry, e === engine.currentEntry { presentedPTS = f.pts }
         engine.vblankPresented(at: p.position, hostTime: hostTime, presentedPTS: presentedPTS)
         let animating = overlays?.presenter.stack.filter { $0.phase != .shown }
             .map { "\($0.id):\($0.phase == .appearing ? "appearing" : "disappearing")" } ?? []
@@ -336,7 +338,15 @@ final class Presenter {
     func stopSoon() {
         guard let d = driver else { return }
         switch d.phase {
-        case .starting, .decoders, .vblank, .still: stopDriver()
+        case .still:
+            // A still screen slept through the vblanks since its last redraw (up to a second): the run
+            // ends at the next one, and its catalog time is counted to there.
+            output.skipVblanks(before: output.vblankTime(atOrAfter: output.now()))
+            let t = output.nextPresentationTime()
+            let position = engine.readClock(outputTime: t, hostTime: output.monotonicTime(ofPresentation: t))
+            engine.events.report(.stoppedStill(position: position))
+            stopDriver()
+        case .starting, .decoders, .vblank: stopDriver()
         default: break
         }
     }
@@ -561,7 +571,9 @@ final class Presenter {
     /// instead of passing frames over, so recordings are exact: false when it must wait (call again
     /// when the decoder has moved).
     private func pick(_ entry: Timeline.Entry, at position: Double) -> Bool {
-        let vblank = FramePolicy.Vblank(clock: position - entry.start, period: period, isPlaying: engine.isPlaying,
+        // Its pictures are timed from the vblank its first frame came on (`pictureLag`, under a period).
+        let vblank = FramePolicy.Vblank(clock: position - entry.start - entry.onScreen.pictureLag, period: period,
+                                        isPlaying: engine.isPlaying,
                                         previousClock: lastPick.flatMap { $0.entry === entry ? $0.local : nil },
                                         sincePrevious: lastPick.map { hostTime - $0.hostTime },
                                         waitedOnDisplay: waitSinceLastStep)
@@ -581,18 +593,30 @@ final class Presenter {
                 continue
             }
             let first = frame == nil
-            let head = FramePolicy.Frame(pts: f.pts, isFirstOfItem: first, isStill: isStill, seekTarget: source.startAt)
+            let opensSeek = first && entry.isSeekRestart
+            let head = FramePolicy.Frame(pts: f.pts, isFirstOfItem: first && !opensSeek, isStill: isStill,
+                                         seekTarget: source.startAt, opensSeek: opensSeek)
             guard FramePolicy.decide(head, next: nil, at: vblank) == .show else { break }
             _ = q.pop()
             frame = f
             frameShown = false
-            if first && !isStill { break }   // the item's first frame is shown whatever follows it
+            entry.onScreen.picked = true
+            if first && !isStill && !opensSeek {
+                // The item's first frame is shown whatever follows it. An item that starts between two
+                // vblanks has its pictures timed from this one: the frame after the first is not then
+                // due at once (and dropped), and each comes at its own vblank, under a period late.
+                let lag = vblank.clock - f.pts
+                if engine.isPlaying && lag > 0 && lag < period { entry.onScreen.pictureLag = lag }
+                break
+            }
         }
         lastPick = (entry, vblank.clock, hostTime)
         if let f = frame {
             content = .frame(f, generation: source.generation)
+            contentEntry = entry
         } else if !source.hasVideo && source.state != .opening {
             content = .background
+            contentEntry = nil
         }
         return true
     }
@@ -616,7 +640,7 @@ final class Presenter {
     /// frame is decoded yet.
     private func videoFrameDue(before t: Double) -> Bool {
         guard engine.isPlaying, let e = engine.currentEntry, !e.source.isStill, let next = e.source.video.peek() else { return false }
-        return e.start + next.pts - period / 2 < t
+        return e.start + e.onScreen.pictureLag + next.pts - period / 2 < t
     }
 
     // MARK: - Compose and flip
