@@ -103,6 +103,7 @@ public final class Player {
                                     catalogDirectory: catalogDirectory, volume: manifest.audio.volume, log: log)
         engine.timeline.failureLimit = max(1, manifest.playlist.count)
         engine.fixedSlate = startMessage
+        engine.timeline.setSoundtrack(manifest.soundtrack, directory: catalogDirectory)
         if !manifest.overlays.isEmpty {
             engine.overlays = OverlayLayer(overlays: manifest.overlays, catalogDirectory: catalogDirectory, log: log.child("overlay"))
             // Lay the popups out before the first frame: Pango's first use (font set-up) takes a while
@@ -308,7 +309,8 @@ public final class Player {
             engine.input?.tapAction = m.tap
             engine.input?.idle = m.idle.map(IdleTimer.init(rule:))
             engine.volume = m.audio.volume
-            log.info("the new catalog's popups, tap and idle rules and volume are in effect")
+            engine.timeline.setSoundtrack(m.soundtrack, directory: directory)
+            log.info("the new catalog's popups, tap and idle rules, volume and soundtrack are in effect")
             self.catalogStarted?()
             return true
         }

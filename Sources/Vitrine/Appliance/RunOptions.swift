@@ -51,6 +51,8 @@ public struct RunStatistics: Sendable, CustomStringConvertible {
     public var xruns = 0
     /// Audio frames replaced by silence because a decoder fell behind.
     public var audioUnderflowFrames = 0
+    /// Soundtrack frames replaced by silence because its decoder fell behind.
+    public var soundtrackUnderflowFrames = 0
     /// A/V offset in milliseconds: presented frame PTS minus the audio clock at its vblank.
     public var avOffsetMeanMs = 0.0
     public var avOffsetMaxMs = 0.0
@@ -70,7 +72,7 @@ public struct RunStatistics: Sendable, CustomStringConvertible {
         frames presented: \(framesPresented)
         frames dropped: \(dropped.summary)
         xruns: \(xruns)
-        audio underflow: \(audioUnderflowFrames) frames
+        audio underflow: \(audioUnderflowFrames) frames\(soundtrackUnderflowFrames > 0 ? ", soundtrack \(soundtrackUnderflowFrames) frames" : "")
         A/V offset: mean \(String(format: "%.2f", avOffsetMeanMs)) ms, max \(String(format: "%.2f", avOffsetMaxMs)) ms (\(avSamples) frames)
         catalog time: \(String(format: "%.2f", catalogSeconds)) s in \(String(format: "%.2f", wallSeconds)) s wall
         """

@@ -138,6 +138,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     var failureLimit = 1
     private let log: Logger
     private let state = Mutex(State())
+    /// The soundtrack under the catalog's audio, mixed by `pullAudio` on the thread that pulls.
+    private let bed = Mutex(SoundtrackBed())
     private let confinement = ThreadConfinement()
     /// Told by every decoder of the time line, and when an entry is scheduled: what a presenter (or
     /// the audio consumer) waiting for decoded frames, samples or a new item waits on.
@@ -414,19 +416,98 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         }
     }
 
+    /// Plays `soundtrack` (nil: none) under the catalog's audio from the next pull on: the same file
+    /// with other levels goes on from where it is; another file (or none) follows once the one
+    /// playing has faded out, and fades in. Any thread.
+    /// - Parameter directory: the folder a relative `soundtrack.src` is in (the catalog's).
+    func setSoundtrack(_ soundtrack: Soundtrack?, directory: String) {
+        let source = soundtrack.map { t in
+            SoundtrackSource(settings: t, path: t.src.hasPrefix("/") ? t.src : (directory as NSString).appendingPathComponent(t.src),
+                             format: format, log: log)
+        }
+        bed.withLock { $0.pending = .some(source) }
+    }
+
+    /// Soundtrack frames its decoder had not ready when mixed (silence instead).
+    var soundtrackUnderflowFrames: Int { bed.withLock { $0.underflowFrames } }
+
+    /// Stops the soundtrack's decoder (the run ends).
+    func stopSoundtrack() {
+        bed.withLock { b in b.source?.stop(); b.source = nil; b.mixer = nil; b.pending = nil }
+    }
+
     /// Produces exactly `frames` frames of catalog audio (interleaved S16, `format.channels` channels)
     /// from the current position on: item audio, silence where an item has none, and silence while the
     /// slate shows. Waits up to `timeout` seconds for a decoder that is behind, then fills with silence
     /// and counts the gap in `underflowFrames`. Returns fewer frames only when the queue is exhausted.
+    /// The soundtrack, if any, is mixed under it (`SoundtrackMixer`): ducked (or paused) from `fade`
+    /// before an item with sound of its own until its end.
     func pullAudio(frames: Int, timeout: Double) -> [Int16] {
+        let out = pullItemAudio(frames: frames, timeout: timeout)
+        return bed.withLock { b -> [Int16] in
+            b.adoptPending(format: format)
+            guard b.mixer != nil else { return out.samples }
+            var mixed: [Int16] = []
+            mixed.reserveCapacity(out.samples.count)
+            var at = 0
+            for segment in out.segments {
+                // The music goes down `fade` before an item with sound: from `duckFrom` on.
+                let lead = segment.sound == false ? segment.duckFrom.map { max(0, min(segment.frames, $0 - segment.start)) } ?? segment.frames : segment.frames
+                for (n, sound) in [(lead, segment.sound), (segment.frames - lead, true)] where n > 0 {
+                    let has = sound ?? b.lastHadSound
+                    b.lastHadSound = has
+                    let count = n * format.channels
+                    mixed += b.mix(Array(out.samples[at..<(at + count)]), itemHasSound: has, wait: b.waits ? timeout : 0)
+                    at += count
+                }
+            }
+            return mixed
+        }
+    }
+
+    /// Whether the soundtrack's decoder is waited for (a virtual clock, which must be exact) rather
+    /// than its missing frames played as silence (a real clock). Set by the presenter.
+    var soundtrackWaits: Bool {
+        get { bed.withLock { $0.waits } }
+        set { bed.withLock { $0.waits = newValue } }
+    }
+
+    /// The fade of the soundtrack playing, in output frames (0: none).
+    private var soundtrackLead: Int { bed.withLock { $0.mixer?.fadeFrames ?? 0 } }
+
+    /// A block of `pullItemAudio`: its first catalog frame and its frames; whether an item with
+    /// sound covers it (nil: not known yet, an item opening); and the catalog frame from which the
+    /// soundtrack goes down for the next item with sound (its start minus the fade), if one is scheduled.
+    private struct Segment {
+        var start: Int
+        var frames: Int
+        var sound: Bool?
+        var duckFrom: Int?
+    }
+
+    /// The items' audio for `pullAudio`, with the blocks it is made of.
+    private func pullItemAudio(frames: Int, timeout: Double) -> (samples: [Int16], segments: [Segment]) {
+        var segments: [Segment] = []
+        let lead = soundtrackLead
+        let exact = lead > 0 && soundtrackWaits
         var out: [Int16] = []
         out.reserveCapacity(frames * format.channels)
         var remaining = frames
         var waited = 0.0
         while remaining > 0 {
             let generation = progress.generation
-            let (pos, entry, end, atEnd, floating) = state.withLock { s -> (Int, Entry?, Int?, Bool, Bool) in
+            let (pos, entry, end, atEnd, floating, duckFrom, opening) = state.withLock { s -> (Int, Entry?, Int?, Bool, Bool, Int?, Bool) in
                 let p = s.audioFrame
+                // An item still opening whose fade before it may begin in this block: whether it has
+                // sound is not known yet.
+                let opening = exact && s.entries.contains { e in
+                    !e.source.isFailed && !e.isFloating && e.source.state == .opening
+                        && e.audioStartFrame(rate: self.format.sampleRate) - lead < p + remaining
+                }
+                // The next item with sound: the soundtrack goes down `fade` before it starts.
+                let duckFrom = lead == 0 ? nil : s.entries.lazy.filter { e in !e.source.isFailed && !e.isFloating && e.source.hasAudio }
+                    .map { $0.audioStartFrame(rate: self.format.sampleRate) - lead }.first { $0 + lead > p }
+                let (pos, entry, end, atEnd, floating) = { () -> (Int, Entry?, Int?, Bool, Bool) in
                 for e in s.entries {
                     // A failed entry takes no time; a floating one is silent until it is pinned.
                     if e.source.isFailed { continue }
@@ -438,8 +519,18 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                     return (p, e, len.map { e.startFrame + $0 }, false, false)
                 }
                 return (p, nil, nil, s.exhausted || !moreExpected, false)
+                }()
+                return (pos, entry, end, atEnd, floating, duckFrom, opening)
+            }
+            if opening && waited < timeout {
+                // A virtual clock is exact: the music goes down before the item's sound whatever the
+                // decoder's speed. (A real clock prerolls the next item seconds ahead.)
+                Thread.sleep(forTimeInterval: 0.001)
+                waited += 0.001
+                continue
             }
             var n = 0
+            let sound: Bool? = floating ? nil : entry?.source.hasAudio ?? false
             if floating {
                 // An item opening or seeking: silence (not an underflow) until the run loop pins its
                 // start here, at the write head, once its decoder is ready.
@@ -511,15 +602,17 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                     out.append(contentsOf: repeatElement(0, count: n * format.channels))
                     state.withLock { $0.underflowFrames += n; $0.audioFrame += n }
                     remaining -= n
+                    segments.append(Segment(start: pos, frames: n, sound: sound, duckFrom: duckFrom))
                     continue
                 }
                 n = min(remaining, end.map { max(1, $0 - pos) } ?? remaining)
                 out.append(contentsOf: repeatElement(0, count: n * format.channels))
             }
             remaining -= n
+            if n > 0 { segments.append(Segment(start: pos, frames: n, sound: sound, duckFrom: duckFrom)) }
             state.withLock { $0.audioFrame += n }
         }
-        return out
+        return (out, segments)
     }
 
     /// Records where an item's decoded audio was taken, measuring the gap when a new item's sound begins.

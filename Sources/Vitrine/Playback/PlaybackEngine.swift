@@ -621,7 +621,9 @@ public final class PlaybackEngine: ActionPerformer {
         }
         timeline.shutdown()
         audio?.stop()
-        events.report(.soundEnded(xruns: audio?.xrunCount ?? 0, underflowFrames: timeline.underflowFrames))
+        timeline.stopSoundtrack()
+        events.report(.soundEnded(xruns: audio?.xrunCount ?? 0, underflowFrames: timeline.underflowFrames,
+                                  soundtrackUnderflowFrames: timeline.soundtrackUnderflowFrames))
         events.finish()
     }
 }

@@ -29,7 +29,7 @@ enum PresentationRecord: Sendable {
     /// The run ended; `videoOnScreen`: the item on screen shows moving pictures.
     case runEnded(videoOnScreen: Bool)
     /// The sound device stopped: its xruns, and the audio frames replaced by silence.
-    case soundEnded(xruns: Int, underflowFrames: Int)
+    case soundEnded(xruns: Int, underflowFrames: Int, soundtrackUnderflowFrames: Int)
 }
 
 /// Run statistics, frame drops by cause, popup animation reports (`overlayAnimation`) and the
@@ -117,9 +117,10 @@ final class PlaybackTelemetry: Sendable {
                 if let w = s.window, let line = Self.endWindow(&s, generation: w.generation, video: video, how: "the run ended") {
                     lines.append(line)
                 }
-            case let .soundEnded(xruns, underflow):
+            case let .soundEnded(xruns, underflow, soundtrackUnderflow):
                 s.stats.xruns = xruns
                 s.stats.audioUnderflowFrames = underflow
+                s.stats.soundtrackUnderflowFrames = soundtrackUnderflow
             }
         }
         for d in debug { log.debug(d) }

@@ -89,6 +89,7 @@ final class Presenter {
         bannerLayer = BannerLayer(board: engine.statusBanner, log: log.child("banner"))
         period = 1 / output.refreshRate
         deterministic = output.isVirtual && !((output as? HeadlessOutput)?.realtime ?? false) && engine.audio == nil
+        engine.timeline.soundtrackWaits = deterministic
         watchdog = WatchdogFeeder(now: output.now())
     }
 
