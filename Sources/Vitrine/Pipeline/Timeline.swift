@@ -508,25 +508,27 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                 let duckFrom = lead == 0 ? nil : s.entries.lazy.filter { e in !e.source.isFailed && !e.isFloating && e.source.hasAudio }
                     .map { $0.audioStartFrame(rate: self.format.sampleRate) - lead }.first { $0 + lead > p }
                 let (pos, entry, end, atEnd, floating) = { () -> (Int, Entry?, Int?, Bool, Bool) in
-                for e in s.entries {
-                    // A failed entry takes no time; a floating one is silent until it is pinned.
-                    if e.source.isFailed { continue }
-                    if e.isFloating { return (p, nil, nil, false, true) }
-                    let audioStart = e.audioStartFrame(rate: format.sampleRate)
-                    if p < audioStart { return (p, nil, audioStart, false, false) }
-                    let len = e.lengthFrames(rate: format.sampleRate)
-                    if let len, p >= e.startFrame + len { continue }
-                    return (p, e, len.map { e.startFrame + $0 }, false, false)
-                }
-                return (p, nil, nil, s.exhausted || !moreExpected, false)
+                    for e in s.entries {
+                        // A failed entry takes no time; a floating one is silent until it is pinned.
+                        if e.source.isFailed { continue }
+                        if e.isFloating { return (p, nil, nil, false, true) }
+                        let audioStart = e.audioStartFrame(rate: format.sampleRate)
+                        if p < audioStart { return (p, nil, audioStart, false, false) }
+                        let len = e.lengthFrames(rate: format.sampleRate)
+                        if let len, p >= e.startFrame + len { continue }
+                        return (p, e, len.map { e.startFrame + $0 }, false, false)
+                    }
+                    return (p, nil, nil, s.exhausted || !moreExpected, false)
                 }()
                 return (pos, entry, end, atEnd, floating, duckFrom, opening)
             }
             if opening && waited < timeout {
                 // A virtual clock is exact: the music goes down before the item's sound whatever the
                 // decoder's speed. (A real clock prerolls the next item seconds ahead.)
-                Thread.sleep(forTimeInterval: 0.001)
-                waited += 0.001
+                // The decoder tells `progress` when it has opened its file.
+                let start = monotonicNow()
+                progress.wait(after: generation, timeout: min(0.1, timeout - waited))
+                waited += max(monotonicNow() - start, 0.001)
                 continue
             }
             var n = 0
