@@ -281,7 +281,11 @@ public final class MediaFile: @unchecked Sendable {
     /// Seeks so that the next video frame `read()` returns is the one on screen at `seconds` (its PTS
     /// at or before the target, its end after it), and the audio starts with the block that plays at
     /// the target. Decoding restarts from the last key frame at or before the target; the frames
-    /// between it and the target are decoded and discarded (`SeekResult.framesSkipped`).
+    /// between it and the target are decoded and discarded (`SeekResult.framesSkipped`). A key frame
+    /// less than half a frame period after the target is taken as the target's picture (it is then
+    /// the first frame, and nothing is decoded before it): Matroska with Vorbis starts its video a
+    /// few ms late, and a seek to a round time would otherwise decode a whole GOP for a picture
+    /// under half a frame earlier.
     ///
     /// Containers with an index (MP4, Matroska, AVI…) land on that key frame at once. MPEG-PS and
     /// MPEG-TS have none: FFmpeg searches their timestamps (`ff_gen_search` over `read_timestamp`) and
@@ -319,11 +323,15 @@ public final class MediaFile: @unchecked Sendable {
                 try seekDemuxer(to: t)
                 key = try firstStampedFrame()
             }
-            if case .at(let k) = key { return k <= target + 1e-6 }
+            // A key frame less than half a frame after the target is the target's picture, to the
+            // frame: Matroska with Vorbis, for one, starts its video a few ms late (key frames at
+            // 10.003 s for a GOP of 10 s), and a seek to 10 s must not decode the whole GOP before.
+            if case .at(let k) = key { return k <= target + period / 2 }
             return false
         }
-        var good = target
-        if !(try lands(target)) {
+        // First at half a frame past the target, so a key frame there is found (see `lands`).
+        var good = target + period / 2
+        if !(try lands(good)) {
             var bad = target
             var back = max(0.5, 2 * period)
             while true {

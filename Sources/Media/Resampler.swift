@@ -26,14 +26,15 @@ public final class Resampler: @unchecked Sendable {
 
     deinit { swr_free(&swr) }
 
-    /// Converts one frame; returns `frames × outputChannels` interleaved samples (may be empty while
-    /// the resampler fills its filter delay).
+    /// Converts one frame, or its first `samples` samples per channel (`nil`: all of them); returns
+    /// `frames × outputChannels` interleaved samples (may be empty while the resampler fills its
+    /// filter delay).
     /// - Throws: `AVError` from `swr_alloc_set_opts2`, `swr_init` or `swr_convert`, or (operation
     ///   `swr_init`) for a sample rate outside `inputRates`.
-    public func convert(_ audio: AudioFrame) throws(AVError) -> [Int16] {
+    public func convert(_ audio: AudioFrame, samples: Int? = nil) throws(AVError) -> [Int16] {
         let f = audio.frame
         try configure(for: f)
-        let inCount = Int32(f.pointee.nb_samples)
+        let inCount = Int32(max(0, min(Int(f.pointee.nb_samples), samples ?? Int(f.pointee.nb_samples))))
         let outCapacity = Int(swr_get_out_samples(swr, inCount)) + 32
         var out = [Int16](repeating: 0, count: outCapacity * outputChannels)
         let produced: Int32 = out.withUnsafeMutableBytes { buf -> Int32 in

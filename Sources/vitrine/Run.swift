@@ -64,7 +64,7 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
         throw UsageError(description: "--record and --snapshot-at need the headless output")
     }
     if o.audioDevice != nil && o.audioDevice != "none" && (o.recordPath != nil || !o.snapshotTimes.isEmpty) {
-        throw UsageError(description: "--record and --snapshot-at play into memory and cannot be combined with --audio-device")
+        throw UsageError(description: "--record and --snapshot-at play into memory and cannot be combined with --audio-device \(o.audioDevice!) (only --audio-device none)")
     }
     if let r = o.recordPath, (r as NSString).pathExtension.lowercased() != "mkv" {
         throw UsageError(description: "--record: the recording is Matroska (H.264 + PCM); give a .mkv file name, not \(r)")

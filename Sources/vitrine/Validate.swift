@@ -157,7 +157,7 @@ struct CatalogValidation {
 
     // MARK: Media
 
-    /// Each item's file and each overlay image opened and decoded; cue points past the end of their
+    /// Each item's file, the soundtrack's and each overlay image opened and decoded; cue points past the end of their
     /// item (the shorter of its `duration` and its file's) never fire.
     private func media(_ m: Manifest, known: [ManifestProblem]) -> [ManifestProblem] {
         var problems: [ManifestProblem] = []
@@ -170,8 +170,10 @@ struct CatalogValidation {
             return r
         }
         let alreadyWarned = Set(known.filter { $0.severity == .warning }.map(\.path))
+        // A file already reported (missing, empty, not a regular file) is not reported again.
+        let alreadyWrong = Set(known.filter { $0.severity == .error }.map(\.path))
         for (i, item) in m.playlist.enumerated() {
-            guard let path = file(item.src) else { continue }
+            guard !alreadyWrong.contains("playlist[\(i)].src"), let path = file(item.src) else { continue }
             switch probe(path, item.type) {
             case .failure(let why):
                 problems.append(ManifestProblem(path: "playlist[\(i)].src", reason: "\(item.src) cannot play: \(why)"))
@@ -187,8 +189,13 @@ struct CatalogValidation {
                 }
             }
         }
+        if let music = m.soundtrack, !alreadyWrong.contains("soundtrack.src"), let path = file(music.src),
+           case .failure(let why) = probe(path, .audio) {
+            problems.append(ManifestProblem(path: "soundtrack.src", reason: "\(music.src) cannot play: \(why)"))
+        }
         for id in m.overlayIDs {
-            guard let image = m.overlays[id]?.image, let path = file(image) else { continue }
+            guard let image = m.overlays[id]?.image, !alreadyWrong.contains(JSONPath.member("overlays", id) + ".image"),
+                  let path = file(image) else { continue }
             if case .failure(let why) = probe(path, .image) {
                 problems.append(ManifestProblem(path: JSONPath.member("overlays", id) + ".image", reason: "\(image) cannot be shown: \(why)"))
             }

@@ -33,6 +33,14 @@ struct MediaSeekTests {
                                                               "-pix_fmt", "yuv420p", "-c:a", "aac"])
     }
 
+    /// H.264 and Vorbis in Matroska, 25 fps, a key frame every 5 s: the Vorbis stream's start puts
+    /// the video 3 ms late, so the key frames are at 0.003, 5.003 and 10.003 s.
+    static func lateKeyFramesMKV() throws -> String {
+        try Fixtures.generate("seek-late-keys.mkv", ["-f", "lavfi", "-i", "testsrc2=s=160x90:r=25:d=12", "-f", "lavfi", "-i", "sine=frequency=440:duration=12",
+                                                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "125", "-pix_fmt", "yuv420p",
+                                                    "-c:a", "libvorbis", "-shortest", "-f", "matroska"])
+    }
+
     /// Each video frame's PTS from a sequential decode, and the display-order indices of key frames (ffprobe's `key_frame`: I pictures in MPEG, IDR in H.264).
     static func truth(_ path: String) throws -> (pts: [Double], keys: [Int]) {
         let file = try MediaFile(path: path, audio: false)
@@ -57,8 +65,11 @@ struct MediaSeekTests {
     static func check(_ path: String, targets: [Double], numbered: Bool) throws {
         let (pts, keys) = try truth(path)
         let file = try MediaFile(path: path)
+        let period = pts.count > 1 ? (pts.last! - pts.first!) / Double(pts.count - 1) : 1.0 / 25
         for target in targets {
-            let want = pts.lastIndex { $0 <= target + 1e-6 } ?? 0
+            // The frame on screen at the target; or a key frame less than half a frame after it.
+            let keyAfter = keys.first { pts[$0] > target + 1e-6 && pts[$0] <= target + period / 2 }
+            let want = keyAfter ?? pts.lastIndex { $0 <= target + 1e-6 } ?? 0
             let key = keys.last { $0 <= want } ?? 0
             let result = try file.seek(to: target)
             var firstVideo: VideoFrame?
@@ -98,6 +109,25 @@ struct MediaSeekTests {
     @Test("H.264 in MP4: the index lands on the key frame before the target; the frames up to the target are skipped")
     func indexedSeeks() throws {
         try Self.check(try Self.indexedMP4(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true)
+    }
+
+    @Test("Matroska with key frames 3 ms after 5 s and 10 s: a seek to 10 s starts at the key frame at 10.003 s, not 5 s before it")
+    func keyFrameJustAfterTarget() throws {
+        let path = try Self.lateKeyFramesMKV()
+        let (pts, keys) = try Self.truth(path)
+        try #require(keys.map { (pts[$0] * 1000).rounded() } == [3, 5003, 10003], "key frames at \(keys.map { pts[$0] }) s")
+        let file = try MediaFile(path: path)
+        for (target, key) in [(10.0, keys[2]), (5.0, keys[1]), (9.99, keys[2])] {
+            let result = try file.seek(to: target)
+            var first: VideoFrame?
+            while first == nil, let f = try file.read() { if case .video(let v) = f { first = v } }
+            let v = try #require(first)
+            #expect(abs(v.pts - pts[key]) < 1e-3, "seek to \(target) s: first frame at \(v.pts) s, want the key frame at \(pts[key]) s")
+            #expect(result.framesSkipped == 0, "seek to \(target) s: \(result.framesSkipped) frames decoded and passed over")
+        }
+        // Half a frame (20 ms) or more before a key frame, the frame on screen is the one before it.
+        let result = try file.seek(to: 9.98)
+        #expect(result.framesSkipped == 124, "seek to 9.98 s: skipped \(result.framesSkipped), want 124 (from the key frame at 5.003 s)")
     }
 
     @Test("video-demo.mpeg (MPEG-1 in MPEG-PS) and video-demo.mp4: seeks land on the frame at the target",

@@ -49,6 +49,41 @@ struct ValidateTests {
         #expect(lines.last == "\(dir)/manifest.json: invalid: 3 error(s)")
     }
 
+    @Test("a soundtrack that is text, or a video without sound, cannot play: named at soundtrack.src (65)", arguments: [false, true])
+    func unplayableSoundtrack(silentVideo: Bool) throws {
+        let text = Harness.scratch + "/music.txt"
+        try Data("not a sound file".utf8).write(to: URL(fileURLWithPath: text))
+        let music = silentVideo ? try Harness.colorClip("red", seconds: 1) : text
+        let dir = try Self.catalog("validate-soundtrack", files: ["media/music.mp3": music, "media/red.mp4": try Harness.colorClip("red", seconds: 1)],
+                                   items: [#"{"id": "red", "type": "video", "src": "media/red.mp4"}"#],
+                                   extra: #", "soundtrack": {"src": "media/music.mp3"}"#)
+        let r = try VitrineBinary.run(["validate", dir])
+        #expect(r.code == 65)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        let want = "\(dir)/manifest.json: soundtrack.src: media/music.mp3 cannot play: "
+            + (silentVideo ? "cannot open: av_find_best_stream: no audio or video stream" : "cannot open: avformat_open_input: Invalid argument")
+        #expect(lines.contains(want), "\(lines)")
+        #expect(lines.last == "\(dir)/manifest.json: invalid: 1 error(s)")
+    }
+
+    @Test("an empty file, a folder and a FIFO are each reported once, by what is wrong with them")
+    func reportedOnce() throws {
+        let dir = try Self.catalog("validate-once", files: [:],
+                                   items: [#"{"id": "e", "type": "video", "src": "media/empty.mp4"}"#,
+                                           #"{"id": "d", "type": "video", "src": "media/folder.mp4"}"#,
+                                           #"{"id": "f", "type": "video", "src": "media/fifo.mp4"}"#])
+        try Data().write(to: URL(fileURLWithPath: dir + "/media/empty.mp4"))
+        try FileManager.default.createDirectory(atPath: dir + "/media/folder.mp4", withIntermediateDirectories: false)
+        #expect(mkfifo(dir + "/media/fifo.mp4", 0o644) == 0)
+        let r = try VitrineBinary.run(["validate", dir])
+        #expect(r.code == 65)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        for i in 0..<3 {
+            #expect(lines.filter { $0.contains("playlist[\(i)].src") }.count == 1, "\(lines)")
+        }
+        #expect(lines.last == "\(dir)/manifest.json: invalid: 3 error(s)", "\(lines)")
+    }
+
     @Test("a text file named as an image, and an audio item without sound, cannot play")
     func wrongKinds() throws {
         let text = Harness.scratch + "/card.txt"

@@ -7,12 +7,18 @@ import Media
 /// At the end of the file it opens the file again (a fresh demuxer applies the container's start
 /// trimming exactly as the first time: MP3 encoder delay from the LAME header, AAC priming from the
 /// edit list, Opus pre-skip) and goes on feeding the same `Resampler`, which is never flushed, so its
-/// filter runs across the loop point as through any other sample. The decoders' own trimming of the
-/// end padding makes the pass as long as the source. Used from one thread at a time.
+/// filter runs across the loop point as through any other sample. The end padding is cut: MP3's and
+/// Opus's by their decoders, and where the container states its duration (an MP4's edit list: FFmpeg
+/// 5.1 decodes the last AAC frame whole, up to 1023 samples of padding) at that duration, as an
+/// item's sound ends at its length. Used from one thread at a time.
 final class SoundtrackReader {
     let path: String
     let format: AudioFormat
     private var file: MediaFile
+    /// Seconds of the file's sound: its stated duration (`MediaFile.durationIsStated`), else its end.
+    private var end: Double?
+    /// Whether the current pass reached `end` (the rest of the file is padding).
+    private var passEnded = false
     private let resampler: Resampler
     /// Decoded output not yet handed out.
     private var buffered: [Int16] = []
@@ -31,6 +37,7 @@ final class SoundtrackReader {
         self.path = path
         self.format = format
         file = try Self.open(path)
+        end = file.durationIsStated ? file.duration : nil
         resampler = Resampler(outputRate: format.sampleRate, outputChannels: format.channels)
     }
 
@@ -49,16 +56,24 @@ final class SoundtrackReader {
     func read(frames: Int) throws(AVError) -> [Int16] {
         let want = frames * format.channels
         while buffered.count - bufferedStart < want {
-            guard let next = try file.read() else {
+            guard !passEnded, let next = try file.read() else {
                 // The end of the file: the next sample is its first.
                 if passFrames == 0 { throw AVError(operation: "decode", message: "no audio decoded from \(path)") }
                 file = try Self.open(path)
+                end = file.durationIsStated ? file.duration : nil
+                passEnded = false
                 loopPoints.append(framesProduced + (buffered.count - bufferedStart) / format.channels)
                 passFrames = 0
                 continue
             }
             guard case .audio(let block) = next else { continue }
-            let samples = try resampler.convert(block)
+            // The samples before the stated end; the first one at or past it ends the pass.
+            var keep: Int?
+            if let end {
+                let left = Int(((end - block.pts) * Double(block.sampleRate)).rounded())
+                if left < block.sampleCount { keep = max(0, left); passEnded = true }
+            }
+            let samples = keep == 0 ? [] : try resampler.convert(block, samples: keep)
             passFrames += samples.count / format.channels
             if bufferedStart > 0 && bufferedStart >= buffered.count / 2 {
                 buffered.removeFirst(bufferedStart)
