@@ -67,8 +67,12 @@ struct EventHubTests {
         // 300 passes of 0.2 s, stopped inside the 301st: at a boundary the pass ending and the one
         // starting are both in flight for a vblank, whichever event the engine posts first.
         try rig.run(until: 60.1)
+        // In flight: the pass on screen, its prerolled successor, and (until the audio consumer has
+        // passed its end, which on a loaded machine can lag the picture) the pass before it: at most
+        // two passes' 7 events and the 2 state events, where an unbounded history would hold 2,700.
         let kept = rig.engine.events.replayed.map(\.event)
-        #expect(kept.count <= 12, "\(kept.count) events kept after 300 passes: \(kept.map(\.name))")
+        #expect(kept.count <= 16, "\(kept.count) events kept after 300 passes: \(kept.map(\.name))")
+        #expect(kept.filter { $0.name == "renderingStarted" }.count <= 2, "\(kept.map(\.name))")
         #expect(kept.contains(.nowPlayingChanged(item: "r")) && kept.contains(.playbackStateChanged(.playing)))
     }
 }

@@ -77,6 +77,43 @@ struct RunLoopIntegrationTests {
         try rig.engine.presenter.end()
     }
 
+    @Test("time spent starting playback (a slow first item) is not owed as vblanks: the first frames are shown, none dropped")
+    func slowStartOwesNoVblanks() throws {
+        let rig = try LoopRig()
+        let clip = try Harness.colorClip("red", seconds: 2)
+        rig.engine.enqueue(PlaylistItem(id: "red", type: .video, src: clip))
+        rig.engine.play()
+        // Opening the first item took 0.3 s (a 4K file on a slow CPU): 9 vblanks' worth.
+        rig.advance(to: 0.3)
+        var started = false
+        rig.engine.startPlayback(on: rig.loop) { started = true }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !started && Date() < deadline { try rig.loop.runOnce(timeout: .milliseconds(10)) }
+        try #require(started, "playback did not start")
+        // Then one second of vblanks, each once the decoder has the next frame (it runs on the wall
+        // clock, this loop on its own).
+        let source = try #require(rig.engine.timeline.entries.first?.source)
+        let progress = rig.engine.timeline.progress
+        func decoded() {
+            while true {
+                let g = progress.generation
+                if source.video.buffered >= 2 || source.video.isFinished { return }
+                progress.wait(after: g, timeout: 5)
+            }
+        }
+        decoded()
+        try rig.start()
+        for k in 1...30 {
+            decoded()
+            rig.advance(to: 0.3 + Double(k) / 30)
+        }
+        let s = rig.engine.stats
+        #expect(s.framesDropped == 0, "\(s.dropped.summary)")
+        #expect(s.framesPresented >= 30, "\(s.framesPresented) frames presented in the first second")
+        #expect(s.catalogSeconds <= 1 + 1e-9, "catalog time \(s.catalogSeconds) s after 1 s of vblanks: the start was owed as vblanks")
+        try rig.engine.presenter.end()
+    }
+
     @Test("a still slate stopped between its redraws (SIGINT) counts its catalog time to the stop, not to its last redraw")
     func stillSlateStopCountsTime() throws {
         let rig = try LoopRig()

@@ -89,6 +89,13 @@ final class HeadlessOutput: VideoOutput {
         origin + max(Double(vblankCount), ((t - origin) * refreshRate - 1e-6).rounded(.up)) / refreshRate
     }
 
+    /// Puts vblank 0 at the next time it is asked for, when no vblank has been presented yet: the
+    /// time playback spent starting (opening the first item, `PlaybackEngine.prefillFrames`) is then
+    /// not owed as vblanks run at once, whatever read the output's times meanwhile.
+    func restartVblanksIfNoneShown() {
+        if vblankCount == 0 && !pending { start = nil }
+    }
+
     func skipVblanks(before t: Double) {
         precondition(!pending, "HeadlessOutput.skipVblanks: a flip is pending")
         vblankCount = max(vblankCount, Int(((t - origin) * refreshRate).rounded()))

@@ -324,10 +324,12 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             }
             // Entries whose decoder became ready start now (they floated while it opened or seeked).
             pinReady(&s, position: position)
-            // Retire entries that both consumers have passed.
+            // Retire entries that both consumers have passed. One whose decoder failed since the scan
+            // above (its length reads 0) is left for the next call to report: retired, its failure
+            // would be lost (neither played nor skipped).
             let consumed = min(posFrame, s.audioFrame)
-            while let first = s.entries.first, !first.isFloating, let len = first.lengthFrames(rate: format.sampleRate),
-                  first.startFrame + len <= consumed {
+            while let first = s.entries.first, !first.isFloating, !first.source.isFailed,
+                  let len = first.lengthFrames(rate: format.sampleRate), first.startFrame + len <= consumed {
                 let e = s.entries.removeFirst()
                 e.source.cancel()
                 changes.retired.append(e)

@@ -316,6 +316,7 @@ public final class PlaybackEngine: ActionPerformer {
             guard !done else { return }
             done = true
             timeout?.cancel()
+            (output as? HeadlessOutput)?.restartVblanksIfNoneShown()
             audio?.start(timeline: timeline)
             started()
         }
@@ -345,6 +346,7 @@ public final class PlaybackEngine: ActionPerformer {
             timeline.progress.wait(after: generation, timeout: deadline - monotonicNow())
         }
         timeline.pinReadyEntries(position: clock.position)
+        (output as? HeadlessOutput)?.restartVblanksIfNoneShown()
         audio?.start(timeline: timeline)
     }
 
