@@ -62,7 +62,9 @@ struct MediaSeekTests {
     }
 
     /// Seeks one `MediaFile` to each target in turn (forward and back) and checks the first frames.
-    static func check(_ path: String, targets: [Double], numbered: Bool) throws {
+    /// - Returns: the seeks that gave a video frame.
+    static func check(_ path: String, targets: [Double], numbered: Bool) throws -> Int {
+        var seeks = 0
         let (pts, keys) = try truth(path)
         let file = try MediaFile(path: path)
         let period = pts.count > 1 ? (pts.last! - pts.first!) / Double(pts.count - 1) : 1.0 / 25
@@ -93,22 +95,24 @@ struct MediaSeekTests {
             let a = try #require(firstAudio, "no audio after seeking to \(target) s")
             #expect(a.pts <= target + 1e-3 && a.pts + a.duration > target, "seek to \(target) s: first audio block \(a.pts)…\(a.pts + a.duration) s")
             print("seek to \(target) s in \((path as NSString).lastPathComponent): frame \(want), key frame \(key), \(result.demuxerSeeks) demuxer seeks")
+            seeks += 1
         }
+        return seeks
     }
 
     @Test("open-GOP MPEG-2 in MPEG-PS: every seek shows the frame at the target, decoded from the key frame before it")
     func openGOPProgramStreamSeeks() throws {
-        try Self.check(try Self.openGOPProgramStream(), targets: [4.2, 0.3, 7.77, 2.5, 5.0, 9.5, 0], numbered: true)
+        #expect(try Self.check(try Self.openGOPProgramStream(), targets: [4.2, 0.3, 7.77, 2.5, 5.0, 9.5, 0], numbered: true) == 7)
     }
 
     @Test("open-GOP MPEG-2 in MPEG-TS: every seek shows the frame at the target")
     func openGOPTransportStreamSeeks() throws {
-        try Self.check(try Self.openGOPTransportStream(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true)
+        #expect(try Self.check(try Self.openGOPTransportStream(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true) == 5)
     }
 
     @Test("H.264 in MP4: the index lands on the key frame before the target; the frames up to the target are skipped")
     func indexedSeeks() throws {
-        try Self.check(try Self.indexedMP4(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true)
+        #expect(try Self.check(try Self.indexedMP4(), targets: [4.2, 0.3, 7.77, 2.5, 9.5], numbered: true) == 5)
     }
 
     @Test("Matroska with key frames 3 ms after 5 s and 10 s: a seek to 10 s starts at the key frame at 10.003 s, not 5 s before it")
@@ -134,6 +138,6 @@ struct MediaSeekTests {
           .enabled(if: RealMedia.available, RealMedia.absent),
           arguments: ["video-demo.mpeg", "video-demo.mp4"])
     func realSeeks(name: String) throws {
-        try Self.check(Fixtures.real(name), targets: [4.14, 20.3, 1.0, 47.5], numbered: false)
+        #expect(try Self.check(Fixtures.real(name), targets: [4.14, 20.3, 1.0, 47.5], numbered: false) == 4)
     }
 }

@@ -31,6 +31,18 @@ struct LoopRig {
         loop.advanceTime(by: .zero)
     }
 
+    /// Waits (on the wall clock, where decoders run) until the first item has `frames` pictures
+    /// decoded or its decoding ended: this loop's clock moves at once, a decoder does not.
+    func waitForDecoded(frames: Int = 1) throws {
+        let source = try #require(engine.timeline.entries.first?.source)
+        let progress = engine.timeline.progress
+        while true {
+            let g = progress.generation
+            if source.video.buffered >= frames || source.video.isFinished { return }
+            progress.wait(after: g, timeout: 5)
+        }
+    }
+
     /// Moves the clock to `t` seconds from the start.
     func advance(to t: Double) { loop.advanceTime(to: Deadline(seconds: t)) }
 
@@ -90,21 +102,11 @@ struct RunLoopIntegrationTests {
         let deadline = Date(timeIntervalSinceNow: 10)
         while !started && Date() < deadline { try rig.loop.runOnce(timeout: .milliseconds(10)) }
         try #require(started, "playback did not start")
-        // Then one second of vblanks, each once the decoder has the next frame (it runs on the wall
-        // clock, this loop on its own).
-        let source = try #require(rig.engine.timeline.entries.first?.source)
-        let progress = rig.engine.timeline.progress
-        func decoded() {
-            while true {
-                let g = progress.generation
-                if source.video.buffered >= 2 || source.video.isFinished { return }
-                progress.wait(after: g, timeout: 5)
-            }
-        }
-        decoded()
+        // Then one second of vblanks, each once the decoder has the next frame.
+        try rig.waitForDecoded(frames: 2)
         try rig.start()
         for k in 1...30 {
-            decoded()
+            try rig.waitForDecoded(frames: 2)
             rig.advance(to: 0.3 + Double(k) / 30)
         }
         let s = rig.engine.stats
@@ -183,13 +185,7 @@ struct RunLoopIntegrationTests {
         rig.engine.startPlayback(on: rig.loop) { started = true }
         while !started { try rig.loop.runOnce(timeout: .seconds(5)) }
         // A real clock would show the picture when it is decoded; this one moves at once: wait for it.
-        let source = try #require(rig.engine.timeline.entries.first?.source)
-        let progress = rig.engine.timeline.progress
-        while true {
-            let g = progress.generation
-            if !source.video.isEmpty || source.video.isFinished { break }
-            progress.wait(after: g, timeout: 5)
-        }
+        try rig.waitForDecoded()
         try rig.start()
         rig.advance(to: 1.0)
         #expect(rig.engine.stats.vblanks == 31, "vblanks 0 … 30: \(rig.engine.stats.vblanks)")

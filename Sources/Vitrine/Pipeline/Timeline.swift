@@ -474,9 +474,6 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         set { bed.withLock { $0.waits = newValue } }
     }
 
-    /// The fade of the soundtrack playing, in output frames (0: none).
-    private var soundtrackLead: Int { bed.withLock { $0.mixer?.fadeFrames ?? 0 } }
-
     /// A block of `pullItemAudio`: its first catalog frame and its frames; whether an item with
     /// sound covers it (nil: not known yet, an item opening); and the catalog frame from which the
     /// soundtrack goes down for the next item with sound (its start minus the fade), if one is scheduled.
@@ -490,8 +487,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     /// The items' audio for `pullAudio`, with the blocks it is made of.
     private func pullItemAudio(frames: Int, timeout: Double) -> (samples: [Int16], segments: [Segment]) {
         var segments: [Segment] = []
-        let lead = soundtrackLead
-        let exact = lead > 0 && soundtrackWaits
+        // The fade of the soundtrack playing, in output frames (0: none), and whether to wait for it.
+        let (lead, waits) = bed.withLock { ($0.mixer?.fadeFrames ?? 0, $0.waits) }
+        let exact = lead > 0 && waits
         var out: [Int16] = []
         out.reserveCapacity(frames * format.channels)
         var remaining = frames
