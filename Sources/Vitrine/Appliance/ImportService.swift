@@ -260,6 +260,12 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         }
     }
 
+    /// Whether the stick mounted at `folder` still gives its `vitrine/manifest.json` whole: false once
+    /// it is pulled (EIO, or the folder gone), true for a stick that is there, however wrong its catalog.
+    static func manifestReadable(stick folder: String) -> Bool {
+        FileManager.default.contents(atPath: folder + "/vitrine/manifest.json") != nil
+    }
+
     /// The identity of a mounted stick folder that holds `vitrine/manifest.json`: its device, the
     /// manifest's inode, size and change time; nil when there is no manifest (yet).
     static func stickIdentity(_ folder: String) -> String? {
@@ -366,6 +372,15 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
             show(Banner(title: "Catalog is up to date", detail: result.version.map { "Version \($0) is already playing" } ?? "",
                         progress: nil, style: .success, hideAfter: Self.resultSeconds))
             answer = ImportAnswer(outcome: ImportAnswer.upToDate, message: Self.upToDateMessage(version: result.version), problems: [])
+        case .failed where requestFile == nil && !Self.manifestReadable(stick: source):
+            // The stick was pulled (its manifest cannot be read any more, as during its unmount): not
+            // a failed update to show the public, and nothing changed.
+            log.warning("import from \(source) stopped: the stick was removed (\(result.message)); the playing catalog is unchanged")
+            lock.lock()
+            lastBanner = nil
+            let board = bannerBoard
+            lock.unlock()
+            board?.hide()
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
