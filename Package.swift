@@ -25,6 +25,9 @@ let package = Package(
         .systemLibrary(name: "CRunLoop"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCEC", pkgConfig: "libcec", providers: [.apt(["libcec-dev", "libp8-platform-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
         // the fault-injection seam of the tests (debug builds), the monotonic clock and the wall clock.
@@ -47,6 +50,14 @@ let package = Package(
         // The event loop: epoll, timerfd, eventfd and signalfd through Glibc and SystemSupport's
         // gateway, one thread per loop.
         .target(name: "RunLoop", dependencies: ["CRunLoop", "SystemSupport"]),
+        // HDMI-CEC through libcec: the TV's standby and power-on.
+        .target(name: "CEC", dependencies: ["CCEC"]),
+        // Fleet status and commands over MQTT through libmosquitto, driven by the event loop
+        // (no thread of libmosquitto's own).
+        .target(name: "MQTT", dependencies: ["CMosquitto", "RunLoop", "SystemSupport"]),
+        // HTTPS downloads through libcurl (conditional GETs, Range resume, SHA-256 while writing) and
+        // the catalog poller over an `update.url` folder. See docs/network.md.
+        .target(name: "HTTPFetch", dependencies: ["CCurl", "Crypto", "FileIO", "SystemSupport"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -56,7 +67,7 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "SystemSupport"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
@@ -64,6 +75,8 @@ let package = Package(
         // An event loop with one timer or one signal handler: its idle CPU is measured with
         // /usr/bin/time, and RunLoopTests send it a process-directed SIGHUP.
         .executableTarget(name: "runloop-probe", dependencies: ["RunLoop"]),
+        // A headless box on MQTT: retained status, answers `status` commands (MQTTTests runs 50).
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "RunLoop"]),
         // libFuzzer targets (tools/fuzz builds them with -sanitize=fuzzer,address -D FUZZING; a plain
         // build makes replay tools that run saved inputs once). See docs/fuzzing.md.
         .systemLibrary(name: "CFuzzer"),
@@ -86,9 +99,12 @@ let package = Package(
         .testTarget(name: "CanvasTests", dependencies: ["Canvas"]),
         .testTarget(name: "TouchTests", dependencies: ["Touch", "SystemSupport"]),
         .testTarget(name: "InotifyTests", dependencies: ["Inotify"]),
+        .testTarget(name: "CECTests", dependencies: ["CEC"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "RunLoop", "SystemSupport", "VitrineTestSupport", "mqtt-probe"]),
+        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "VitrineTestSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "CEC", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport"]),
     ]
 )

@@ -24,7 +24,7 @@ public struct LibraryCatalog: Sendable, Equatable {
 
     /// `gen.7: version 42, 12 items, 1.2 GiB`.
     public var summary: String {
-        "gen.\(generation): version \(manifest.version), \(ImportResult.itemsText(manifest.playlist.count)), \(ByteCount.text(bytes))"
+        "gen.\(generation): version \(manifest.version), \(ImportResult.itemsText(manifest.allItems.count)), \(ByteCount.text(bytes))"
     }
 
     /// Reads and checks `directory`: `catalog.json` must be a valid manifest that follows the stick rules,

@@ -124,7 +124,7 @@ struct StickImport {
         try verifySignature(stick, manifestBytes)
         let manifest = try parse(manifestBytes)
         version = manifest.version
-        items = manifest.playlist.count
+        items = manifest.allItems.count
 
         var problems: [ImportProblem] = []
         if let problem = versionProblem(manifest.version, playing: playing) { problems.append(problem) }

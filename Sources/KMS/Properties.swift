@@ -28,6 +28,8 @@ enum PropertyName: String, Sendable {
     case active = "ACTIVE"
     // Connector and plane
     case crtcID = "CRTC_ID"
+    // Connector, legacy path (an enum: On 0, Standby 1, Suspend 2, Off 3)
+    case dpms = "DPMS"
     // Plane
     case type = "type"
     case fbID = "FB_ID"

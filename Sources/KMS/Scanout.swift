@@ -224,6 +224,7 @@ public final class Scanout {
         if pending != nil {
             throw DRMError(operation: "present", errno: EBUSY, detail: "the previous page flip is still pending")
         }
+        if isPoweredOff { try setDisplayPower(true) }
         let index = back
         let flip = PendingFlip(bufferIndex: index)
         if let atomic {
@@ -325,6 +326,60 @@ public final class Scanout {
         }
     }
 
+    // MARK: - Display power
+
+    /// Whether the display is powered off by `setDisplayPower(false)`.
+    public private(set) var isPoweredOff = false
+
+    /// Powers the display off or on again, as a screen schedule does at night.
+    ///
+    /// Off: waits for a pending flip (up to `flipTimeout`), then deactivates the CRTC: on the atomic
+    /// path a blocking `ALLOW_MODESET` commit of the CRTC's `ACTIVE` = 0 (the mode, plane and
+    /// connector routing are kept, as the kernel's DPMS-off helper does), on the legacy path the
+    /// connector's `DPMS` property set to Off (`DRM_MODE_DPMS_OFF`). The panel then sees no signal
+    /// and sleeps (QEMU's virtio-gpu shows "Display output is not active"). Nothing may be
+    /// presented while off: `present()` powers the display on first.
+    ///
+    /// On: the next `present()` sets the mode again (atomic: `TEST_ONLY` then the full modeset with
+    /// `ACTIVE` = 1; legacy: `DPMS` On, then `drmModeSetCrtc`). Does nothing when the state is
+    /// already the one asked for, or before the first frame.
+    ///
+    /// - Throws: `DRMError` from `drmModeAtomicCommit` or `drmModeConnectorSetProperty` (`ENOENT`:
+    ///   the connector has no `DPMS` property). After an error the state is unchanged.
+    /// The corresponding C functions are `drmModeAtomicCommit` and `drmModeConnectorSetProperty`;
+    /// the property semantics are the kernel's "KMS properties" (`ACTIVE`, `DPMS`) documentation.
+    public func setDisplayPower(_ on: Bool) throws(DRMError) {
+        guard hasTakenOver || isPoweredOff, on == isPoweredOff else { return }
+        let fd = fd
+        if on {
+            if atomic == nil {
+                try setLegacyDPMS(0)
+            }
+            isPoweredOff = false
+            needsModeset = true
+            return
+        }
+        if pending != nil { _ = try waitForPageFlip(timeout: Self.flipTimeout) }
+        if let atomic {
+            let request = try AtomicRequest()
+            try request.add(object: crtcID, property: atomic.crtc.active, value: 0)
+            try request.commit(fd: fd, mode: .blocking, allowModeset: true, pageFlipEvent: false, userData: nil)
+        } else {
+            try setLegacyDPMS(3)
+        }
+        pending = nil
+        isPoweredOff = true
+    }
+
+    /// Sets the connector's legacy `DPMS` enum property (0 On … 3 Off).
+    private func setLegacyDPMS(_ value: UInt64) throws(DRMError) {
+        let fd = fd, connectorID = connector.id
+        let property = try device.properties(of: connectorID, type: .connector).id(.dpms)
+        try DRMCall.check("drmModeConnectorSetProperty(\(connector.name), DPMS \(value))") {
+            drmModeConnectorSetProperty(fd, connectorID, property, value)
+        }
+    }
+
     // MARK: - Restoring
 
     /// Puts the CRTC back as it was found: the saved framebuffer, position and mode on this
@@ -371,6 +426,7 @@ public final class Scanout {
 
     private func finishRestore() {
         hasTakenOver = false
+        isPoweredOff = false
         needsModeset = true
         front = nil
     }

@@ -1,5 +1,6 @@
-// The catalog manifest, v1: the model that `ManifestParser` builds and the player reads.
-// Format: `config/manifest.schema.json`; prose: README "Manifest".
+// The catalog manifest, v1: the model that `ManifestParser` builds and the player reads, with its
+// named playlists and schedule (Schedule.swift). Format: `config/manifest.schema.json`; prose:
+// README "Writing a catalog".
 
 /// A validated catalog manifest (`manifest.json`, schema `vitrine.manifest/1`).
 public struct Manifest: Sendable, Equatable {
@@ -29,19 +30,62 @@ public struct Manifest: Sendable, Equatable {
     public var files: [ManifestFile]
     /// `soundtrack`: audio that plays under the whole catalog, looping; nil when the manifest has none.
     public var soundtrack: Soundtrack?
+    /// `playlists`: named playlists, each non-empty, of the same items as `playlist`. Empty when the
+    /// manifest has none. No name is `"default"` (that name means `playlist`).
+    public var playlists: [String: [PlaylistItem]]
+    /// The keys of `playlists` in document order.
+    public var playlistNames: [String]
+    /// `schedule`: which playlist plays when; nil when the manifest has none (then `playlist` always plays).
+    public var schedule: Schedule?
+    /// `timezone`: the IANA zone the schedule and `display.power` are read in (a TZif file in the
+    /// zoneinfo folder); nil means the config's, else the system's.
+    public var timezone: String?
 
     /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
                 display: DisplaySettings = .init(), audio: AudioSettings = .init(),
                 loop: Bool = true, playlist: [PlaylistItem] = [],
                 overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil,
-                tap: Action? = nil, files: [ManifestFile] = [], soundtrack: Soundtrack? = nil) {
+                tap: Action? = nil, files: [ManifestFile] = [], soundtrack: Soundtrack? = nil,
+                playlists: [String: [PlaylistItem]] = [:], playlistNames: [String]? = nil,
+                schedule: Schedule? = nil, timezone: String? = nil) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
         self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
         self.tap = tap
         self.files = files
         self.soundtrack = soundtrack
+        self.playlists = playlists; self.playlistNames = playlistNames ?? playlists.keys.sorted()
+        self.schedule = schedule; self.timezone = timezone
+    }
+
+    /// The name a schedule entry gives the default `playlist`.
+    public static let defaultPlaylistName = "default"
+
+    /// Every item: `playlist` first, then each named playlist in document order (`playlistNames`).
+    public var allItems: [PlaylistItem] { allItemsWithPaths.map(\.item) }
+
+    /// `allItems`, each with the JSON path of the item: `playlist[2]`, `playlists.lunch[0]`.
+    public var allItemsWithPaths: [(path: String, item: PlaylistItem)] {
+        var out = playlist.enumerated().map { (path: "playlist[\($0)]", item: $1) }
+        for name in playlistNames {
+            for (index, item) in (playlists[name] ?? []).enumerated() {
+                out.append((JSONPath.element(JSONPath.member("playlists", name), index), item))
+            }
+        }
+        return out
+    }
+
+    /// The items of the playlist `name`: `"default"` is `playlist`; nil for a name `playlists` lacks.
+    public func items(ofPlaylist name: String) -> [PlaylistItem]? {
+        name == Self.defaultPlaylistName ? playlist : playlists[name]
+    }
+
+    /// What plays for a schedule selection (`Schedule.selection(atUTC:zone:)`): `playlist` when it is
+    /// empty, one entry's playlist, or several entries' playlists taking turns (`interleave`).
+    public func items(forSelection selection: [Int]) -> [PlaylistItem] {
+        guard let schedule, !selection.isEmpty else { return playlist }
+        return interleave(selection.map { items(ofPlaylist: schedule.entries[$0].playlist) ?? [] })
     }
 }
 
@@ -75,11 +119,27 @@ public struct DisplaySettings: Sendable, Equatable {
     public var fit: Fit
     /// Colour of letterbox/pillarbox bars and of the empty screen.
     public var background: RGBColor
+    /// `display.power`: when the screen is on; nil means always.
+    public var power: PowerSchedule?
 
     public init(mode: DisplayModeRequest = .preferred, rotation: Rotation = .none,
-                fit: Fit = .contain, background: RGBColor = .black) {
-        self.mode = mode; self.rotation = rotation; self.fit = fit; self.background = background
+                fit: Fit = .contain, background: RGBColor = .black, power: PowerSchedule? = nil) {
+        self.mode = mode; self.rotation = rotation; self.fit = fit; self.background = background; self.power = power
     }
+
+    /// The settings that shape the picture (all but `power`): a catalog switch needs a new output
+    /// only when these differ (`==` on `DisplaySettings` compares `power` too).
+    public var output: DisplayOutputSettings {
+        DisplayOutputSettings(mode: mode, rotation: rotation, fit: fit, background: background)
+    }
+}
+
+/// The part of `DisplaySettings` an output is built from: everything but `power`.
+public struct DisplayOutputSettings: Sendable, Equatable {
+    public var mode: DisplayModeRequest
+    public var rotation: Rotation
+    public var fit: Fit
+    public var background: RGBColor
 }
 
 /// `display.mode`: `"WxH@Hz"`, `"preferred"` or `"highest"`.
@@ -188,10 +248,10 @@ public struct AudioSettings: Sendable, Equatable {
     public init(device: String = "default", volume: Double = 1.0) { self.device = device; self.volume = volume }
 }
 
-/// One entry of `playlist`.
+/// One entry of `playlist` or of a named playlist (`playlists`).
 public struct PlaylistItem: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable { case video, image, audio }
-    /// Unique within the manifest.
+    /// Unique within the manifest, across `playlist` and every named playlist.
     public var id: String
     public var type: Kind
     /// Path relative to the catalog folder, as written in the manifest (`/`-separated).
@@ -236,4 +296,24 @@ public enum Action: Sendable, Equatable {
     /// Present the overlay with this id.
     case showOverlay(String)
     case hideOverlays
+    /// Start an announcement now, over every schedule entry (`interrupt`).
+    case interrupt(InterruptAction)
+    /// End the announcement in progress, if any (`endInterrupt`): back to what the schedule says.
+    case endInterrupt
+}
+
+/// `{"type": "interrupt", "playlist": NAME | "overlay": ID, "timeout": S}`: an announcement that
+/// pre-empts every schedule entry (and a display off by schedule) for `timeout` seconds, then returns
+/// to what the schedule says. The popups on screen are hidden when it starts.
+public struct InterruptAction: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// A playlist of `playlists` (or `"default"`), cut in at once and looping.
+        case playlist(String)
+        /// A popup of `overlays`, presented over what plays.
+        case overlay(String)
+    }
+    public var content: Content
+    /// Seconds, > 0, until it ends by itself.
+    public var timeout: Double
+    public init(content: Content, timeout: Double) { self.content = content; self.timeout = timeout }
 }

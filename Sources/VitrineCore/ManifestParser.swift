@@ -4,6 +4,11 @@ import Foundation
 
 /// Reads and validates catalog manifests (`vitrine.manifest/1`; format in `config/manifest.schema.json`).
 ///
+/// Named `playlists` are checked like `playlist` (paths `playlists.lunch[2].src`), item ids are unique
+/// across all of them, and `schedule`, `timezone` and `display.power` are checked as
+/// `ManifestValidator+Schedule.swift` says: an unknown playlist, a bad time, date or zone, an empty
+/// range and an entry that can never play are errors; an entry always outranked is a warning.
+///
 /// One pass reports every problem, each located by a JSON path (`playlist[1].duration: required for images`).
 /// The JSON must be strict RFC 8259 UTF-8 of at most 1 MiB, nested at most 32 deep, with no key repeated in
 /// an object. Unknown fields are errors that name the field. A cue point later than its item's `duration`
@@ -60,10 +65,11 @@ public enum ManifestParser {
         parse(bytes, catalogDirectory: catalogDirectory) { fileExists($0) ? .regularFile : .missing }
     }
 
-    /// Reads the manifest at `path` and validates it, with its folder as the catalog directory.
+    /// Reads the manifest at `path` and validates it, with its folder as the catalog directory
+    /// (`checkingFiles` false: without looking at the files it names, as `vitrine schedule` does).
     ///
     /// A file that is missing or unreadable gives one problem with path `""` naming the file.
-    public static func load(path: String) -> ManifestResult {
+    public static func load(path: String, checkingFiles: Bool = true) -> ManifestResult {
         func failure(_ reason: String) -> ManifestResult {
             ManifestResult(manifest: nil, problems: [ManifestProblem(path: "", reason: reason)])
         }
@@ -80,7 +86,7 @@ public enum ManifestParser {
             return failure("cannot read manifest: \(path) (\(error.localizedDescription))")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return parse(data, catalogDirectory: folder)
+        return parse(data, catalogDirectory: checkingFiles ? folder : nil)
     }
 }
 

@@ -1,13 +1,17 @@
 // The walk over a parsed manifest: checks every field against v1, records every problem with its
 // JSON path, and builds the `Manifest` as it goes (used only when no problem is an error).
+// `playlists`, `schedule`, `timezone` and `display.power`: ManifestValidator+Schedule.swift.
 
 /// Validates one manifest document in a single pass; see `ManifestParser` for the rules.
 struct ManifestValidator {
     typealias Members = [(key: String, value: JSONValue)]
 
     private(set) var problems: [ManifestProblem] = []
-    /// `playlist` ids mapped to the index of their first item, for references and duplicates.
-    private var itemIndex: [String: Int] = [:]
+    /// Item ids (of `playlist` and of every named playlist) mapped to the JSON path of their first
+    /// item, for references and duplicates.
+    private var itemPaths: [String: String] = [:]
+    /// The keys of `playlists`; nil when `playlists` is malformed, so schedule entries go unchecked.
+    var playlistNames: Set<String>? = []
     /// Ids in `overlays`; nil when `overlays` is malformed, so references to it go unchecked.
     private var overlayIDs: Set<String>? = []
     /// Called for each well-formed `src`; returns a reason when the file is unusable.
@@ -38,7 +42,10 @@ struct ManifestValidator {
             case "playlist":
                 guard let items = array(value, at: key) else { break }
                 if items.isEmpty { error(key, "must contain at least one item") }
-                manifest.playlist = items.indices.map { item(items[$0], index: $0) }
+                manifest.playlist = items.indices.map { item(items[$0], at: JSONPath.element(key, $0)) }
+            case "playlists": (manifest.playlists, manifest.playlistNames) = playlists(value, at: key)
+            case "schedule": manifest.schedule = schedule(value, at: key)
+            case "timezone": manifest.timezone = timezone(value, at: key)
             case "overlays": (manifest.overlays, manifest.overlayIDs) = overlays(value, at: key)
             case "idle": manifest.idle = idle(value, at: key)
             case "tap": manifest.tap = action(value, at: key)
@@ -48,14 +55,27 @@ struct ManifestValidator {
             }
         }
         require(["schema", "version", "playlist"], in: members, at: "")
+        if let schedule = manifest.schedule { checkReachable(schedule, path: "schedule") }
         return manifest
     }
 
-    /// Records item ids (first occurrence wins) and overlay ids before the walk, so references may point forward.
+    /// Records item ids (first occurrence wins, `playlist` before `playlists`), playlist names and
+    /// overlay ids before the walk, so references may point forward.
     private mutating func collectIDs(_ members: Members) {
-        if case let .array(items)? = field("playlist", members) {
+        var lists: [(path: String, items: [JSONValue])] = []
+        if case let .array(items)? = field("playlist", members) { lists.append(("playlist", items)) }
+        switch field("playlists", members) {
+        case nil: playlistNames = []
+        case let .object(named)?:
+            playlistNames = Set(named.map(\.key))
+            for (name, value) in named {
+                if case let .array(items) = value { lists.append((JSONPath.member("playlists", name), items)) }
+            }
+        default: playlistNames = nil
+        }
+        for (path, items) in lists {
             for (index, item) in items.enumerated() {
-                if case let .string(id)? = item["id"], !id.isEmpty, itemIndex[id] == nil { itemIndex[id] = index }
+                if case let .string(id)? = item["id"], !id.isEmpty, itemPaths[id] == nil { itemPaths[id] = JSONPath.element(path, index) }
             }
         }
         switch field("overlays", members) {
@@ -92,6 +112,7 @@ struct ManifestValidator {
                 if let colour = RGBColor(hex: text) { display.background = colour } else {
                     error(at, "invalid colour \(JSONPath.quoted(text)) (expected #RRGGBB)")
                 }
+            case "power": display.power = power(value, at: at)
             default: unknownField(key, at: path)
             }
         }
@@ -113,8 +134,8 @@ struct ManifestValidator {
 
     // MARK: Playlist items
 
-    private mutating func item(_ value: JSONValue, index: Int) -> PlaylistItem {
-        let path = "playlist[\(index)]"
+    /// One item of `playlist` or of a named playlist, at `path` (`playlist[2]`, `playlists.lunch[0]`).
+    mutating func item(_ value: JSONValue, at path: String) -> PlaylistItem {
         var item = PlaylistItem(id: "", type: .video, src: "")
         guard let members = object(value, at: path) else { return item }
         var cueTimes: [(path: String, time: JSONNumber)] = []
@@ -124,7 +145,7 @@ struct ManifestValidator {
             case "id":
                 guard let id = nonEmptyString(value, at: at) else { break }
                 item.id = id
-                if let first = itemIndex[id], first != index { error(at, "duplicate id \(JSONPath.quoted(id)) (also playlist[\(first)])") }
+                if let first = itemPaths[id], first != path { error(at, "duplicate id \(JSONPath.quoted(id)) (also \(first))") }
             case "type":
                 guard let text = string(value, at: at) else { break }
                 if let type = PlaylistItem.Kind(rawValue: text) { item.type = type } else {
@@ -230,6 +251,7 @@ struct ManifestValidator {
         "log": (["message"], ["message"]), "jump": (["item", "time"], ["item"]), "seek": (["time"], ["time"]),
         "pause": ([], []), "resume": ([], []), "setVolume": (["volume"], ["volume"]),
         "showOverlay": (["overlay"], ["overlay"]), "hideOverlays": ([], []),
+        "interrupt": (["playlist", "overlay", "timeout"], ["timeout"]), "endInterrupt": ([], []),
     ]
 
     private mutating func action(_ value: JSONValue, at path: String) -> Action? {
@@ -238,19 +260,27 @@ struct ManifestValidator {
         guard let type = string(typeValue, at: path + ".type") else { return nil }
         guard let spec = Self.actionFields[type] else {
             error(path + ".type", "unknown action type \(JSONPath.quoted(type)) (expected log, jump, seek, pause, resume, "
-                + "setVolume, showOverlay or hideOverlays)")
+                + "setVolume, showOverlay, hideOverlays, interrupt or endInterrupt)")
             return nil
         }
-        var text = "", number: Double?
+        var text = "", number: Double?, playlist: String?
         for (key, value) in members where key != "type" {
             let at = path + "." + key
             guard spec.fields.contains(key) else { unknownField(key, at: path); continue }
             switch key {
             case "message": text = string(value, at: at) ?? ""
+            case "playlist":
+                guard let name = string(value, at: at) else { break }
+                playlist = name
+                if name != Manifest.defaultPlaylistName, let known = playlistNames, !known.contains(name) {
+                    error(at, "unknown playlist \(JSONPath.quoted(name))"
+                          + (known.isEmpty ? " (the manifest has no playlists)" : ""))
+                }
+            case "timeout": number = positive(value, at: at)?.value
             case "item":
                 guard let id = string(value, at: at) else { break }
                 text = id
-                if itemIndex[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") }
+                if itemPaths[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") }
             case "overlay":
                 guard let id = string(value, at: at) else { break }
                 text = id
@@ -263,6 +293,14 @@ struct ManifestValidator {
             }
         }
         require(spec.required, in: members, at: path)
+        if type == "interrupt" {
+            let overlay = field("overlay", members) != nil
+            guard (playlist != nil) != overlay else {
+                error(path, "an interrupt names either a playlist or an overlay")
+                return nil
+            }
+            return .interrupt(InterruptAction(content: playlist.map { .playlist($0) } ?? .overlay(text), timeout: number ?? 1))
+        }
         switch type {
         case "log": return .log(message: text)
         case "jump": return .jump(item: text, time: number)
@@ -271,6 +309,7 @@ struct ManifestValidator {
         case "resume": return .resume
         case "setVolume": return .setVolume(number ?? 1)
         case "showOverlay": return .showOverlay(text)
+        case "endInterrupt": return .endInterrupt
         default: return .hideOverlays
         }
     }
@@ -404,7 +443,7 @@ struct ManifestValidator {
             case "after": after = positive(value, at: at)?.value
             case "jump":
                 guard let id = string(value, at: at) else { break }
-                if itemIndex[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") } else { item = id }
+                if itemPaths[id] == nil { error(at, "unknown item \(JSONPath.quoted(id))") } else { item = id }
             default: unknownField(key, at: path)
             }
         }
@@ -456,39 +495,39 @@ struct ManifestValidator {
 
     // MARK: Typed readers: each returns the value, or records why not and returns nil.
 
-    private mutating func object(_ value: JSONValue, at path: String) -> Members? {
+    mutating func object(_ value: JSONValue, at path: String) -> Members? {
         if case let .object(members) = value { return members }
         return mismatch("an object", value, at: path)
     }
 
-    private mutating func array(_ value: JSONValue, at path: String) -> [JSONValue]? {
+    mutating func array(_ value: JSONValue, at path: String) -> [JSONValue]? {
         if case let .array(elements) = value { return elements }
         return mismatch("an array", value, at: path)
     }
 
-    private mutating func string(_ value: JSONValue, at path: String) -> String? {
+    mutating func string(_ value: JSONValue, at path: String) -> String? {
         if case let .string(text) = value { return text }
         return mismatch("a string", value, at: path)
     }
 
-    private mutating func nonEmptyString(_ value: JSONValue, at path: String) -> String? {
+    mutating func nonEmptyString(_ value: JSONValue, at path: String) -> String? {
         guard let text = string(value, at: path) else { return nil }
         if text.isEmpty { error(path, "must not be empty"); return nil }
         return text
     }
 
-    private mutating func bool(_ value: JSONValue, at path: String) -> Bool? {
+    mutating func bool(_ value: JSONValue, at path: String) -> Bool? {
         if case let .bool(flag) = value { return flag }
         return mismatch("a boolean", value, at: path)
     }
 
-    private mutating func number(_ value: JSONValue, at path: String) -> JSONNumber? {
+    mutating func number(_ value: JSONValue, at path: String) -> JSONNumber? {
         if case let .number(number) = value { return number }
         return mismatch("a number", value, at: path)
     }
 
     /// An integral number (`3` or `3.0`, as JSON Schema's "integer") that fits an `Int`, and is ≥ `minimum`.
-    private mutating func integer(_ value: JSONValue, at path: String, minimum: Int?) -> Int? {
+    mutating func integer(_ value: JSONValue, at path: String, minimum: Int?) -> Int? {
         guard case let .number(number) = value else { return mismatch("an integer", value, at: path) }
         guard number.isIntegral else { error(path, "expected an integer, found \(number)"); return nil }
         guard let int = number.intValue else { error(path, "integer out of range: \(number)"); return nil }
@@ -500,14 +539,14 @@ struct ManifestValidator {
     /// the player counts time in audio frames, where they would overflow.
     static let maximumSeconds = 31_536_000.0
 
-    private mutating func nonNegative(_ value: JSONValue, at path: String) -> JSONNumber? {
+    mutating func nonNegative(_ value: JSONValue, at path: String) -> JSONNumber? {
         guard let number = number(value, at: path) else { return nil }
         if number.value < 0 { error(path, "must not be negative (found \(number))"); return nil }
         if number.value > Self.maximumSeconds { error(path, "must be at most 31536000 seconds (one year) (found \(number))"); return nil }
         return number
     }
 
-    private mutating func positive(_ value: JSONValue, at path: String) -> JSONNumber? {
+    mutating func positive(_ value: JSONValue, at path: String) -> JSONNumber? {
         guard let number = number(value, at: path) else { return nil }
         if number.value <= 0 { error(path, "must be greater than 0 (found \(number))"); return nil }
         if number.value > Self.maximumSeconds { error(path, "must be at most 31536000 seconds (one year) (found \(number))"); return nil }
@@ -515,7 +554,7 @@ struct ManifestValidator {
     }
 
     /// A number in 0…1, such as a volume.
-    private mutating func fraction(_ value: JSONValue, at path: String) -> Double? {
+    mutating func fraction(_ value: JSONValue, at path: String) -> Double? {
         guard let number = number(value, at: path) else { return nil }
         if !(0...1).contains(number.value) { error(path, "must be between 0 and 1 (found \(number))"); return nil }
         return number.value
@@ -523,26 +562,26 @@ struct ManifestValidator {
 
     // MARK: Recording
 
-    private func field(_ key: String, _ members: Members) -> JSONValue? { members.first { $0.key == key }?.value }
+    func field(_ key: String, _ members: Members) -> JSONValue? { members.first { $0.key == key }?.value }
 
-    private mutating func require(_ keys: [String], in members: Members, at path: String) {
+    mutating func require(_ keys: [String], in members: Members, at path: String) {
         for key in keys where field(key, members) == nil { error(path.isEmpty ? key : path + "." + key, "required") }
     }
 
-    private mutating func unknownField(_ key: String, at path: String) {
+    mutating func unknownField(_ key: String, at path: String) {
         error(JSONPath.member(path, key), "unknown field \(JSONPath.quoted(key))")
     }
 
-    private mutating func mismatch<T>(_ expected: String, _ value: JSONValue, at path: String) -> T? {
+    mutating func mismatch<T>(_ expected: String, _ value: JSONValue, at path: String) -> T? {
         error(path, "expected \(expected), found \(value.typeDescription)")
         return nil
     }
 
-    private mutating func error(_ path: String, _ reason: String) {
+    mutating func error(_ path: String, _ reason: String) {
         problems.append(ManifestProblem(path: path, reason: reason, severity: .error))
     }
 
-    private mutating func warning(_ path: String, _ reason: String) {
+    mutating func warning(_ path: String, _ reason: String) {
         problems.append(ManifestProblem(path: path, reason: reason, severity: .warning))
     }
 }

@@ -25,7 +25,7 @@ public struct StickFile: Sendable, Equatable {
 
 /// The stick rules on top of a valid v1 manifest (README "USB stick updates").
 ///
-/// Every file the manifest names (item `src`, overlay `image`, `soundtrack.src`, `files[].path`) must
+/// Every file the manifest names (item `src` in `playlist` and every named playlist, overlay `image`, `soundtrack.src`, `files[].path`) must
 /// follow `StickPath`, and must have a `size` (> 0) and a `sha256`: items and the soundtrack carry them
 /// inline, overlay images through a `files` entry with the same path (items and the soundtrack may
 /// use `files` too). Declarations of one path must agree.
@@ -40,8 +40,7 @@ public enum StickManifest {
             var sha256: String?, hashField: String?
         }
         var references: [Reference] = []
-        for (index, item) in manifest.playlist.enumerated() {
-            let base = "playlist[\(index)]"
+        for (base, item) in manifest.allItemsWithPaths {
             references.append(Reference(path: item.src, field: base + ".src",
                                         size: item.size, sizeField: item.size == nil ? nil : base + ".size",
                                         sha256: item.sha256, hashField: item.sha256 == nil ? nil : base + ".sha256"))

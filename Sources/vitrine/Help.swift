@@ -12,6 +12,7 @@ commands:
   import     copy a USB stick's catalog into the library, verified, and switch to it
   play       play files given on the command line (an ad-hoc playlist)
   validate   check a manifest, its media files and a stick's sizes and hashes
+  schedule   list when a catalog's schedule changes playlist and turns the display on or off
   probe      list DRM devices, connectors, modes, planes, ALSA PCMs, and what is missing
   bench      decode, convert and present one file untimed; print frames per second
 
@@ -31,6 +32,11 @@ let outputHelp = """
   --audio-device NAME      ALSA PCM name (overrides the manifest); `none` for no sound
   --connector NAME         DRM connector, e.g. HDMI-A-1 (default: first connected)
   --card PATH              DRM device (default: first /dev/dri/card*)
+  --clock TIME             headless: the schedule reads a virtual clock that starts at TIME
+                           (2026-12-07T10:59:50Z, …+01:00, or local in the schedule's zone) and
+                           runs with the vblanks, for previews and tests
+  --timezone ZONE          the schedule's zone when the catalog names none (IANA, e.g.
+                           Europe/Paris; default: config `timezone`, else the system's)
   --config FILE            appliance config (default: /etc/vitrine/config.json if present)
   --log-file FILE          append log lines, each with its UTC time, to FILE instead of stderr
                            (on stderr, lines carry the time unless stderr is the journal)
@@ -117,6 +123,24 @@ options:
   -h, --help               this help
 """
 
+let scheduleHelp = """
+usage: vitrine schedule CATALOG [--from TIME] [--to TIME] [--timezone ZONE]
+
+Lists what CATALOG (a catalog folder or its manifest) plays over a period: the playlist at the
+start, then one line per change of playlist or of display power, in local time (the catalog's
+`timezone`, else the system's zone, from the system's tzdata) and in UTC.
+TIME is ISO 8601: 2026-12-07T10:59:50Z, 2026-12-07T11:59:50+01:00, or local 2026-12-07T10:59 or
+2026-12-07. The media files are not looked at (`vitrine validate` checks them). Exit 0; 65 when
+the manifest is invalid (each problem printed as `path: reason`), 66 when CATALOG does not exist,
+64 usage.
+
+options:
+  --from TIME              start of the period (default: now)
+  --to TIME                end of the period (default: 7 days after --from)
+  --timezone ZONE          an IANA zone such as Europe/Paris, instead of the catalog's
+  -h, --help               this help
+"""
+
 let probeHelp = """
 usage: vitrine probe
 
@@ -149,5 +173,6 @@ struct Command: Sendable {
 let commands: [Command] = [
     Command(name: "run", run: commandRun, help: runHelp), Command(name: "import", run: commandImport, help: importHelp),
     Command(name: "play", run: commandPlay, help: playHelp), Command(name: "validate", run: commandValidate, help: validateHelp),
+    Command(name: "schedule", run: commandSchedule, help: scheduleHelp),
     Command(name: "probe", run: commandProbe, help: probeHelp), Command(name: "bench", run: commandBench, help: benchHelp),
 ]

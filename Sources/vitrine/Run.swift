@@ -8,7 +8,7 @@ import CatalogStore
 import FileIO
 
 let outputOptions: Set<String> = ["events", "output", "record", "snapshot-at", "snapshot-dir", "duration", "audio-device",
-                                  "connector", "card", "config", "log-file"]
+                                  "connector", "card", "config", "log-file", "clock", "timezone"]
 let outputFlags: Set<String> = ["realtime", "verbose"]
 
 /// The log: `--log-file FILE` (timestamped lines), else standard error (timestamped unless it is
@@ -60,6 +60,20 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
     if let a = args.options["audio-device"] { o.audioDevice = a }
     if let c = args.options["connector"] { o.connector = c }
     if let c = args.options["card"] { o.card = c }
+    if let z = args.options["timezone"] {
+        do { _ = try ZoneRules(identifier: z) } catch { throw UsageError(description: "--timezone: \(error)") }
+        o.timezone = z
+    }
+    if let c = args.options["clock"] {
+        guard parseInstant(c, zone: .utc) != nil else {
+            throw UsageError(description: "--clock: expected an ISO 8601 time such as 2026-12-07T10:59:50Z, 2026-12-07T11:59:50+01:00 or 2026-12-07T10:59:50 (local), got \(c)")
+        }
+        o.clock = c
+    }
+    if o.clock != nil && o.output == .auto { o.output = .headless }
+    if o.output == .drm && o.clock != nil {
+        throw UsageError(description: "--clock runs the headless output's virtual clock; a screen (--output drm) reads the real one")
+    }
     if o.output == .drm && (o.recordPath != nil || !o.snapshotTimes.isEmpty) {
         throw UsageError(description: "--record and --snapshot-at need the headless output")
     }

@@ -14,7 +14,7 @@ func commandValidate(_ argv: [String]) throws -> Exit {
     for p in report.problems { say("\(target.manifestPath): \(p.severity == .warning ? "warning: " : "")\(p)") }
     let errors = report.problems.filter { $0.severity == .error }.count
     if errors == 0, let m = report.manifest {
-        say("\(target.manifestPath): valid: \(m.playlist.count) item(s), version \(m.version)"
+        say("\(target.manifestPath): valid: \(m.allItems.count) item(s), version \(m.version)"
             + (target.isStick ? ", a USB stick (sizes and hashes checked)" : ""))
         return .ok
     }
@@ -106,9 +106,9 @@ struct CatalogValidation {
     private func checksums(_ m: Manifest) -> [ManifestProblem] {
         struct Declared { var path: String; var size: Int?; var sizeField: String; var sha256: String?; var hashField: String }
         var declared: [Declared] = []
-        for (i, item) in m.playlist.enumerated() where item.size != nil || item.sha256 != nil {
-            declared.append(Declared(path: item.src, size: item.size, sizeField: "playlist[\(i)].size",
-                                     sha256: item.sha256, hashField: "playlist[\(i)].sha256"))
+        for (at, item) in m.allItemsWithPaths where item.size != nil || item.sha256 != nil {
+            declared.append(Declared(path: item.src, size: item.size, sizeField: at + ".size",
+                                     sha256: item.sha256, hashField: at + ".sha256"))
         }
         for (i, f) in m.files.enumerated() {
             declared.append(Declared(path: f.path, size: f.size, sizeField: "files[\(i)].size", sha256: f.sha256, hashField: "files[\(i)].sha256"))
@@ -172,16 +172,16 @@ struct CatalogValidation {
         let alreadyWarned = Set(known.filter { $0.severity == .warning }.map(\.path))
         // A file already reported (missing, empty, not a regular file) is not reported again.
         let alreadyWrong = Set(known.filter { $0.severity == .error }.map(\.path))
-        for (i, item) in m.playlist.enumerated() {
-            guard !alreadyWrong.contains("playlist[\(i)].src"), let path = file(item.src) else { continue }
+        for (itemPath, item) in m.allItemsWithPaths {
+            guard !alreadyWrong.contains(itemPath + ".src"), let path = file(item.src) else { continue }
             switch probe(path, item.type) {
             case .failure(let why):
-                problems.append(ManifestProblem(path: "playlist[\(i)].src", reason: "\(item.src) cannot play: \(why)"))
+                problems.append(ManifestProblem(path: itemPath + ".src", reason: "\(item.src) cannot play: \(why)"))
             case .success(let found):
                 guard item.type != .image, let fileLength = found.duration else { continue }
                 let length = min(fileLength, item.duration ?? .infinity)
                 for (j, cue) in item.cuePoints.enumerated() where cue.time > length + CuePointScheduler.endTolerance {
-                    let at = "playlist[\(i)].cuePoints[\(j)].time"
+                    let at = "\(itemPath).cuePoints[\(j)].time"
                     guard !alreadyWarned.contains(at) else { continue }
                     let end = item.duration.map { $0 < fileLength ? "its duration (\(Self.seconds($0)))" : nil } ?? nil
                     problems.append(ManifestProblem(path: at, reason: "\(Self.seconds(cue.time)) is past the end of "

@@ -144,7 +144,7 @@ struct ManifestFileTests {
         #expect(strings(defs?["item"]?["properties"]?["transition"]?["properties"]?["type"]?["enum"])
             == Transition.Kind.allCases.map(\.rawValue))
         #expect(strings(defs?["action"]?["properties"]?["type"]?["enum"])
-            == ["log", "jump", "seek", "pause", "resume", "setVolume", "showOverlay", "hideOverlays"])
+            == ["log", "jump", "seek", "pause", "resume", "setVolume", "showOverlay", "hideOverlays", "interrupt", "endInterrupt"])
         #expect(strings(schema["required"]) == ["schema", "version", "playlist"])
         #expect(strings(defs?["item"]?["required"]) == ["id", "type", "src"])
         #expect(strings(defs?["cuePoint"]?["required"]) == ["time", "id", "action"])

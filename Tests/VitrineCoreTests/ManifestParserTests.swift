@@ -142,7 +142,7 @@ struct ManifestParserTests {
         BadCase(manifest(itemFields: "", extra: #", "tap": {"type": "showOverlay", "overlay": "menu"}"#),
                 #"tap.overlay: unknown overlay "menu" (the manifest has no overlays)"#),
         BadCase(manifest(itemFields: "", extra: #", "tap": {"type": "wave"}"#),
-                #"tap.type: unknown action type "wave" (expected log, jump, seek, pause, resume, setVolume, showOverlay or hideOverlays)"#),
+                #"tap.type: unknown action type "wave" (expected log, jump, seek, pause, resume, setVolume, showOverlay, hideOverlays, interrupt or endInterrupt)"#),
         // display and audio
         BadCase(manifest(itemFields: "", extra: #", "display": {"rotation": 45}"#), "display.rotation: must be 0, 90, 180 or 270 (found 45)"),
         BadCase(manifest(itemFields: "", extra: #", "display": {"rotation": "90"}"#), "display.rotation: expected an integer, found a string"),
@@ -228,7 +228,7 @@ struct ManifestParserTests {
         BadCase(manifest(action: #"{"type": "showOverlay"}"#, extra: #", "overlays": {"menu": {}}"#),
                 "playlist[0].cuePoints[0].action.overlay: required"),
         BadCase(manifest(action: #"{"type": "blink", "rate": 2}"#),
-                #"playlist[0].cuePoints[0].action.type: unknown action type "blink" (expected log, jump, seek, pause, resume, setVolume, showOverlay or hideOverlays)"#),
+                #"playlist[0].cuePoints[0].action.type: unknown action type "blink" (expected log, jump, seek, pause, resume, setVolume, showOverlay, hideOverlays, interrupt or endInterrupt)"#),
         BadCase(manifest(action: #"{"item": "a"}"#), "playlist[0].cuePoints[0].action.type: required"),
         BadCase(manifest(action: #"{"type": 3}"#), "playlist[0].cuePoints[0].action.type: expected a string, found a number"),
         BadCase(manifest(action: #""pause""#), "playlist[0].cuePoints[0].action: expected an object, found a string"),

@@ -136,7 +136,7 @@ struct OverlayManifestTests {
         BadCase(manifest(overlayFields: #""buttons": [{"label": "more", "action": {"type": "showOverlay", "overlay": "nope"}}]"#),
                 #"overlays.promo.buttons[0].action.overlay: unknown overlay "nope""#),
         BadCase(manifest(overlayFields: #""buttons": [{"label": "x", "action": {"type": "blink"}}]"#),
-                #"overlays.promo.buttons[0].action.type: unknown action type "blink" (expected log, jump, seek, pause, resume, setVolume, showOverlay or hideOverlays)"#),
+                #"overlays.promo.buttons[0].action.type: unknown action type "blink" (expected log, jump, seek, pause, resume, setVolume, showOverlay, hideOverlays, interrupt or endInterrupt)"#),
         BadCase(manifest(overlayFields: #""buttons": [{"label": "x", "action": {"type": "setVolume", "volume": 2}}]"#),
                 "overlays.promo.buttons[0].action.volume: must be between 0 and 1 (found 2)"),
         // References from cue points to overlays that exist in a parsed overlays object

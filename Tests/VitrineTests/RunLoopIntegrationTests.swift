@@ -14,8 +14,9 @@ struct LoopRig {
     let engine: PlaybackEngine
     let records: @Sendable () -> [LogRecord]
 
-    init(width: Int = 320, height: Int = 180, refresh: Double = 30) throws {
-        let loop = try EventLoop(clock: .manual())
+    init(width: Int = 320, height: Int = 180, refresh: Double = 30,
+         wallClock: WallClockTime = WallClockTime(nanosecondsSinceEpoch: 1_767_225_600_000_000_000)) throws {
+        let loop = try EventLoop(clock: .manual(wallClock: wallClock))
         self.loop = loop
         output = HeadlessOutput(width: width, height: height, refreshRate: refresh, realtime: true, clock: { loop.now.seconds })
         let (sink, records) = LogSink.memory()

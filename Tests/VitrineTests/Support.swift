@@ -56,7 +56,8 @@ enum Harness {
     /// Runs the player headless, as fast as possible, for `duration` catalog seconds, with snapshots at
     /// `times`; returns the statistics, the snapshots as images (by time), and the log records.
     static func play(_ manifest: Manifest, catalog: String, duration: Double, snapshots times: [Double],
-                     configure: (inout RunOptions) -> Void = { _ in }) throws -> (RunStatistics, [Double: ImageBuffer], [LogRecord]) {
+                     configure: (inout RunOptions) -> Void = { _ in },
+                     engine: ((PlaybackEngine) -> Void)? = nil) throws -> (RunStatistics, [Double: ImageBuffer], [LogRecord]) {
         let shots = try newFolder("shots")
         var o = RunOptions()
         o.output = .headless
@@ -66,7 +67,9 @@ enum Harness {
         o.realtime = false
         configure(&o)
         let (sink, records) = LogSink.memory()
-        let stats = try Player(manifest: manifest, catalogDirectory: catalog, options: o, log: Logger(label: "test", sink: sink)).run()
+        let player = Player(manifest: manifest, catalogDirectory: catalog, options: o, log: Logger(label: "test", sink: sink))
+        player.configureEngine = engine
+        let stats = try player.run()
         var images: [Double: ImageBuffer] = [:]
         for t in times {
             let file = shots + "/" + String(format: "snapshot-%07.3f.png", t)

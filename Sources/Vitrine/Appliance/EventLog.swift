@@ -97,6 +97,11 @@ public final class EventLog: Sendable {
                   ("longestWaitMs", num(r.longestWaitMs)),
                   ("drawMeanMs", num(r.drawMeanMs)), ("drawMaxMs", num(r.drawMaxMs)), ("periodMs", num(r.periodMs)),
                   ("stepsYielded", String(r.stepsYielded))]
+        case let .scheduleChanged(entry, playlist, reason, wall):
+            f += [("entry", entry.map(quote) ?? "null"), ("playlist", quote(playlist)), ("reason", quote(reason)),
+                  ("scheduleClock", quote(iso(wall)))]
+        case let .displayPower(on, reason, wall):
+            f += [("state", quote(on ? "on" : "off")), ("reason", quote(reason)), ("scheduleClock", quote(iso(wall)))]
         }
         return "{" + f.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
@@ -111,6 +116,12 @@ public final class EventLog: Sendable {
         case .setVolume(let v): return "setVolume \(v)"
         case .showOverlay(let o): return "showOverlay \(o)"
         case .hideOverlays: return "hideOverlays"
+        case let .interrupt(i):
+            switch i.content {
+            case .playlist(let p): return "interrupt playlist \(p) for \(i.timeout)"
+            case .overlay(let o): return "interrupt overlay \(o) for \(i.timeout)"
+            }
+        case .endInterrupt: return "endInterrupt"
         }
     }
 

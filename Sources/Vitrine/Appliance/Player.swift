@@ -101,7 +101,8 @@ public final class Player {
 
         let engine = PlaybackEngine(output: output, audio: audio, format: format, display: manifest.display,
                                     catalogDirectory: catalogDirectory, volume: manifest.audio.volume, log: log)
-        engine.timeline.failureLimit = max(1, manifest.playlist.count)
+        // Failures in a row before the slate: a whole pass of the longest playlist.
+        engine.timeline.failureLimit = max(1, ([manifest.playlist] + manifest.playlists.values).map(\.count).max() ?? 1)
         engine.fixedSlate = startMessage
         engine.timeline.setSoundtrack(manifest.soundtrack, directory: catalogDirectory)
         if !manifest.overlays.isEmpty {
@@ -116,8 +117,15 @@ public final class Player {
                                                              rotation: manifest.display.rotation,
                                                              calibration: options.touchCalibration ?? .identity),
                                    idle: manifest.idle, tap: manifest.tap, log: log.child("input"))
-        var playlist = manifest.playlist
-        if manifest.loop { engine.refill = { playlist } }
+        // The schedule: which playlist plays, the display's power, interrupts (a catalog without a
+        // schedule plays its playlist with the display on, as before).
+        let zone = scheduleZone(for: manifest)
+        let clockStart = options.clock.flatMap { parseInstant($0, zone: zone) }.map(Double.init)
+        let scheduled = ScheduledPlayback(director: ScheduleDirector(manifest: manifest, zone: zone,
+                                                                     madeAt: Self.madeAt(catalogDirectory)),
+                                          engine: engine, virtualClockStart: clockStart, log: log.child("schedule"))
+        let cec = CECPower(enabled: options.cecEnabled, port: options.cecPort, log: log.child("cec"))
+        scheduled.onPowerChange = { cec.set(on: $0) }
         if let eventLog = try eventLog ?? options.eventsPath.map({ try EventLog(path: $0) }) {
             // The observer closure keeps the log open for the whole run.
             engine.events.observe { eventLog.write($0) }
@@ -128,11 +136,13 @@ public final class Player {
         engine.actions.subscribe { action, source in
             switch action {
             case let .jump(id, time): jumps.add(id, time, source)
+            case .interrupt, .endInterrupt: jumps.add(action, source)
             default: break
             }
         }
-        // A sound card still probing at boot: keep trying on a real screen instead of playing mute forever.
-        if audio == nil && !output.isVirtual && (options.audioDevice ?? manifest.audio.device) != "none" {
+        // A sound card still probing at boot: keep trying on a real screen instead of playing mute forever
+        // (and the device closed while the display is off by schedule is opened again so).
+        if !output.isVirtual && (options.audioDevice ?? manifest.audio.device) != "none" {
             engine.reopenAudio = { [self] in self.makeAudio(quiet: true) }
         }
         importer?.banner = engine.statusBanner
@@ -176,6 +186,7 @@ public final class Player {
         // The run loop, on this thread: the page-flip loop, signals, touch, USB sticks and imports.
         let loop = try EventLoop()
         defer { loop.close() }
+        defer { scheduled.stop() }  // before the loop closes: its timers are the loop's
         let stopNow = { [log, unowned engine] (why: String) in
             log.info("\(why): stopping at the next vblank", ["catalogTime": String(format: "%.3f", engine.catalogTime)])
             stopSignal.store(true, ordering: .relaxed)
@@ -206,8 +217,8 @@ public final class Player {
         defer { importer?.detach() }
 
         if startMessage == nil {
-            for item in playlist { engine.enqueue(item) }
-            engine.play()
+            for item in scheduled.start(on: loop) { engine.enqueue(item) }
+            if !engine.displayIsOff { engine.play() }
             engine.startPlayback(on: loop) { loop.stop() }
             try loop.run()
         }
@@ -217,9 +228,9 @@ public final class Player {
         if !Self.stopRequested {
             try engine.presenter.run(on: loop, shouldStop: { [unowned engine] in
                 if stopSignal.load(ordering: .relaxed) { return true }
-                if let d = duration, engine.stats.vblanks > 0, engine.catalogTime + period >= d - 1e-6 { return true }
+                if let d = duration, engine.stats.vblanks > 0, engine.catalogTime + engine.secondsOff + period >= d - 1e-6 { return true }
                 return false
-            }, stopsAt: { duration.map { $0 - period } }, afterVblank: { [self, unowned engine] in
+            }, stopsAt: { [unowned engine] in duration.map { $0 - period - engine.secondsOff } }, afterVblank: { [self, unowned engine] in
                 onVblank?(monotonicNow())
                 if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
                 if let next = nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
@@ -230,21 +241,33 @@ public final class Player {
                     if startMessage != nil { log.info("a catalog arrived; leaving the slate"); return false }
                     // A new mode, rotation, fit or background needs a new output (a modeset): end this run,
                     // and the caller plays the library again with the new catalog.
-                    if next.manifest.display != manifest.display {
+                    if next.manifest.display.output != manifest.display.output {
                         let d = next.manifest.display
                         log.info("the new catalog changes the display (mode \(d.mode), rotation \(d.rotation.rawValue), fit "
                                  + "\(d.fit.rawValue)): restarting the display with it")
                         endedForDisplayChange = true
                         return false
                     }
-                    playlist = adopt(next, engine: engine, playing: playlist)
+                    adopt(next, engine: engine, scheduled: scheduled)
                 }
-                for (id, time, source) in jumps.take() {
-                    guard let i = playlist.firstIndex(where: { $0.id == id }) else { log.error("\(source): jump to unknown item \(id)"); continue }
-                    engine.play(playlist[i])
-                    for item in playlist[(i + 1)...] { engine.enqueue(item) }
-                    if let t = time, t > 0 { engine.pendingSeek = t }
+                for request in jumps.take() {
+                    switch request.action {
+                    case let .interrupt(a): scheduled.startInterrupt(a, source: request.source)
+                    case .endInterrupt: scheduled.endInterrupt(reason: request.source)
+                    case let .jump(id, time):
+                        // In the playlist playing, else in the one that holds it (then the rest of that one).
+                        let lists = [scheduled.playlist] + manifestPlaylists(scheduled.director.manifest)
+                        guard let list = lists.first(where: { $0.contains { $0.id == id } }),
+                              let i = list.firstIndex(where: { $0.id == id }) else {
+                            log.error("\(request.source): jump to unknown item \(id)"); continue
+                        }
+                        engine.play(list[i])
+                        for item in list[(i + 1)...] { engine.enqueue(item) }
+                        if let t = time, t > 0 { engine.pendingSeek = t }
+                    default: break
+                    }
                 }
+                scheduled.afterVblank()
                 return true
             })
         }
@@ -273,30 +296,20 @@ public final class Player {
     /// item is on screen (returns true then).
     private var pendingDecorations: ((PlaybackEngine) -> Bool)?
 
-    /// Moves playback to another catalog: its items (with absolute paths, so the old catalog's files
-    /// and the new one's never mix) replace the queue after the item on screen, or at once; its
-    /// popups, tap and idle rules and volume replace the old ones when its first item starts. (A
-    /// catalog with other display settings ends the run instead: see `endedForDisplayChange`.)
-    /// Returns the new playlist.
-    private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, playing old: [PlaylistItem]) -> [PlaylistItem] {
-        let m = next.manifest
+    /// Moves playback to another catalog: what its schedule plays now (its items with absolute
+    /// paths, so the old catalog's files and the new one's never mix) replaces the queue after the
+    /// item on screen, or at once; its popups, tap and idle rules and volume replace the old ones
+    /// when its first item starts. (A catalog with other display settings ends the run instead: see
+    /// `endedForDisplayChange`.)
+    private func adopt(_ next: CatalogSwitch, engine: PlaybackEngine, scheduled: ScheduledPlayback) {
         // Absolute, or the engine would take a relative `--library` folder as relative to the old catalog.
         let directory = ((next.directory.hasPrefix("/") ? next.directory
             : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(next.directory)) as NSString).standardizingPath
-        let items = m.playlist.map { item -> PlaylistItem in
-            var i = item
-            if !i.src.hasPrefix("/") { i.src = (directory as NSString).appendingPathComponent(i.src) }
-            return i
-        }
-        guard !items.isEmpty else { return old }
-        engine.refill = m.loop ? { items } : nil
-        engine.clearQueue()
-        if next.immediate {
-            engine.play(items[0])
-            for i in items.dropFirst() { engine.enqueue(i) }
-        } else {
-            for i in items { engine.enqueue(i) }
-        }
+        let m = next.manifest.withAbsolutePaths(in: directory)
+        guard !m.playlist.isEmpty else { return }
+        scheduled.adopt(ScheduleDirector(manifest: m, zone: scheduleZone(for: m), madeAt: Self.madeAt(directory)),
+                        immediate: next.immediate)
+        let items = scheduled.playlist
         // The new popups, tap and idle rules and volume take over with the new catalog's first item, so
         // the item on screen keeps its own (its remaining cue points name its catalog's popups).
         let layer = m.overlays.isEmpty ? nil
@@ -317,7 +330,32 @@ public final class Player {
         if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
         log.info("catalog \(directory) (version \(m.version), \(items.count) items) plays "
                  + (next.immediate ? "now" : "from the next item boundary"))
-        return items
+    }
+
+    /// The zone the schedule reads times of day in: the catalog's `timezone`, else `--timezone` or
+    /// the config's, else the system's (`TZ`, `/etc/localtime`). A zone that cannot be read falls
+    /// back to the next, with a log line.
+    private func scheduleZone(for m: Manifest) -> ZoneRules {
+        for name in [m.timezone, options.timezone].compactMap({ $0 }) {
+            do { return try ZoneRules(identifier: name) } catch { log.error("time zone \(name): \(error); trying the next") }
+        }
+        return ZoneRules.system()
+    }
+
+    /// When the catalog in `directory` was made: its manifest's modification time (UTC seconds).
+    static func madeAt(_ directory: String) -> Int64? {
+        for name in ["manifest.json", "catalog.json"] {
+            let path = (directory as NSString).appendingPathComponent(name)
+            if let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date {
+                return Int64(date.timeIntervalSince1970)
+            }
+        }
+        return nil
+    }
+
+    /// The named playlists of `m`, in document order.
+    private func manifestPlaylists(_ m: Manifest) -> [[PlaylistItem]] {
+        [m.playlist] + m.playlistNames.compactMap { m.playlists[$0] }
     }
 
     private func makeOutput() throws -> VideoOutput {
@@ -384,9 +422,10 @@ public enum PlayerError: Error, CustomStringConvertible {
     }
 }
 
-/// `jump` actions posted during a vblank, applied after it.
+/// The player's actions (`jump`, `interrupt`, `endInterrupt`) posted during a vblank, applied after it.
 final class JumpRequests: Sendable {
-    private let list = Mutex<[(String, Double?, String)]>([])
-    func add(_ id: String, _ time: Double?, _ source: String) { list.withLock { $0.append((id, time, source)) } }
-    func take() -> [(String, Double?, String)] { list.withLock { l in defer { l.removeAll() }; return l } }
+    private let list = Mutex<[(action: Action, source: String)]>([])
+    func add(_ id: String, _ time: Double?, _ source: String) { add(.jump(item: id, time: time), source) }
+    func add(_ action: Action, _ source: String) { list.withLock { $0.append((action, source)) } }
+    func take() -> [(action: Action, source: String)] { list.withLock { l in defer { l.removeAll() }; return l } }
 }

@@ -10,7 +10,8 @@ import Crypto
 ///   "audio": { "device": null, "periodFrames": 1024, "bufferFrames": 4096 },
 ///   "headless": { "width": 1280, "height": 720, "refresh": 30 },
 ///   "input": { "calibration": [1, 0, 0, 0, 1, 0] },
-///   "import": { "requireSignature": false, "trustedKeys": [], "allowDowngrade": false, "switch": "boundary" } }
+///   "import": { "requireSignature": false, "trustedKeys": [], "allowDowngrade": false, "switch": "boundary" },
+///   "cec": { "enabled": false, "port": null }, "timezone": null }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -31,6 +32,13 @@ public struct PlayerConfig: Sendable, Equatable {
     public var touchCalibration: CalibrationMatrix?
     /// USB stick imports (`import`): signature policy, trusted minisign keys, downgrades, switch timing.
     public var importSettings = ImportSettings()
+    /// HDMI-CEC (`cec.enabled`): the TV's standby and power-on through libcec as well as KMS.
+    public var cecEnabled = false
+    /// The CEC adapter's com port (`cec.port`: `/dev/ttyACM0`, `/dev/cec0`); nil takes the first one libcec finds.
+    public var cecPort: String?
+    /// The schedule's time zone for catalogs that name none (`timezone`, an IANA name such as
+    /// `Europe/Paris`, read from the system's tzdata); nil: the system's (`/etc/localtime`).
+    public var timezone: String?
 
     public init() {}
 
@@ -101,6 +109,25 @@ public struct PlayerConfig: Sendable, Equatable {
                     && !problems.contains(where: { $0.hasPrefix("import.trustedKeys") }) {
                     problems.append("import.requireSignature: needs at least one key in import.trustedKeys")
                 }
+            case "cec":
+                guard case let .object(inner) = value else { problems.append("cec: expected an object"); continue }
+                for (k, v) in inner {
+                    let at = JSONPath.member("cec", k)
+                    switch k {
+                    case "enabled":
+                        guard case let .bool(flag) = v else { problems.append("\(at): expected true or false"); continue }
+                        cecEnabled = flag
+                    case "port":
+                        cecPort = string(v, at)
+                        if cecPort?.isEmpty == true { problems.append("\(at): expected a com port such as \"/dev/ttyACM0\", or null"); cecPort = nil }
+                    default: problems.append("\(at): unknown field \(JSONPath.quoted(k))")
+                    }
+                }
+            case "timezone":
+                timezone = string(value, key)
+                if let z = timezone {
+                    do { _ = try ZoneRules(identifier: z) } catch { problems.append("timezone: \(error)"); timezone = nil }
+                }
             case "audio", "headless":
                 guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }
                 for (k, v) in inner {
@@ -132,6 +159,9 @@ public struct PlayerConfig: Sendable, Equatable {
         o.headlessHeight = headlessHeight
         o.headlessRefresh = headlessRefresh
         o.touchCalibration = touchCalibration
+        o.cecEnabled = cecEnabled
+        o.cecPort = cecPort
+        o.timezone = timezone
     }
 }
 

@@ -16,6 +16,13 @@ public struct RunOptions: Sendable {
     public var duration: Double?
     /// Headless: pace vblanks on the monotonic clock (default: only when not recording or snapshotting).
     public var realtime: Bool?
+    /// `--clock TIME`: the schedule reads a virtual clock that starts at this time with the first
+    /// vblank and runs with the output's vblank clock; nil reads `CLOCK_REALTIME`. ISO 8601
+    /// (`2026-12-07T10:59:50Z`, `…+01:00`, or local `2026-12-07T10:59:50` in the schedule's zone).
+    public var clock: String?
+    /// The schedule's time zone when the catalog names none (`--timezone`, else the config's
+    /// `timezone`), an IANA name; nil: the system's.
+    public var timezone: String?
     /// Headless screen size and vblank rate used when `display.mode` is not an exact mode.
     public var headlessWidth = 1280
     public var headlessHeight = 720
@@ -34,6 +41,10 @@ public struct RunOptions: Sendable {
     /// ALSA period and buffer sizes in frames (config `audio.periodFrames`, `audio.bufferFrames`).
     public var periodFrames: Int = 1024
     public var bufferFrames: Int = 4096
+    /// HDMI-CEC power control (config `cec.enabled`, `cec.port`): whether the TV is also sent
+    /// standby and power-on through libcec, and the adapter's com port (nil: the first one found).
+    public var cecEnabled = false
+    public var cecPort: String?
     /// Output audio format when no device decides it (headless).
     public var audioRate = 48000
     public var audioChannels = 2

@@ -104,6 +104,13 @@ final class DRMOutput: VideoOutput {
 
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {}
 
+    func setDisplayPower(_ on: Bool) throws {
+        try scanout.setDisplayPower(on)
+        // No page flips while off: the vblank clock runs on from now (`vblankPassed`).
+        if !on { lastFlip = monotonicNow() }
+        log.info(on ? "display power on: the next frame sets the mode" : "display power off: CRTC \(scanout.crtcID) \(scanout.usesAtomic ? "ACTIVE=0" : "DPMS Off")")
+    }
+
     func close() {
         scanout.restore()
         log.info("restored the previous CRTC state")

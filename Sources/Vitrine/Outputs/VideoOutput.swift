@@ -55,6 +55,16 @@ protocol VideoOutput: AnyObject {
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows
     /// Releases the display, restoring what was shown before.
     func close()
+    /// Powers the display off (the presenter flipped a black picture first, and flips nothing while
+    /// it is off) or on again (the next flip sets the mode). DRM: the CRTC's `ACTIVE` property, or
+    /// the connector's `DPMS` on the legacy path (`Scanout.setDisplayPower`). Headless: nothing to
+    /// switch; the recording keeps the black picture.
+    /// - Throws: the output's errors (`DRMError`).
+    func setDisplayPower(_ on: Bool) throws
+}
+
+extension VideoOutput {
+    func setDisplayPower(_ on: Bool) throws {}
 }
 
 

@@ -116,6 +116,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var gaps: [AudioGap] = []
         /// Entries `pullAudio` scheduled (headless), for the player's events.
         var scheduledByAudio: [Entry] = []
+        /// An item opened and decoding ahead of its entry (`warm`): the next entry for it takes it.
+        var warm: ItemSource?
     }
 
     /// The audio between two consecutive items that both have sound.
@@ -180,6 +182,11 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     }
 
     private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, floating: Bool) -> Entry {
+        if let w = s.warm, w.item == item {
+            s.warm = nil
+            if !w.isFailed { return Entry(source: w, startFrame: startFrame, rate: format.sampleRate, floating: floating) }
+            w.cancel()  // made afresh below, so its failure is reported as any entry's
+        }
         s.generation += 1
         let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
                              untimed: untimed, log: log, progress: progress)
@@ -243,6 +250,22 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
 
     /// Cancels everything scheduled.
     @discardableResult
+    /// Opens `item` and starts decoding it before it is scheduled (a schedule edge a second away),
+    /// so that the entry made for it next (`start`, or a scheduled one) begins with its first
+    /// pictures and sound already decoded. Replaces (cancels) an item warmed before and not used.
+    func warm(_ item: PlaylistItem) {
+        confinement.check()
+        state.withLock { s in
+            if let w = s.warm, w.item == item { return }
+            s.warm?.cancel()
+            s.generation += 1
+            let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
+                                 untimed: untimed, log: log, progress: progress)
+            if let why = MediaPreflight.problem(at: src.path) { src.failWithoutDecoding(why) } else { src.start() }
+            s.warm = src
+        }
+    }
+
     func cancelAll() -> [Entry] {
         state.withLock { s in
             let c = s.entries
@@ -650,6 +673,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         state.withLock { s in
             s.entries.forEach { $0.source.cancel() }
             s.entries.removeAll()
+            s.warm?.cancel()
+            s.warm = nil
             s.exhausted = true
         }
     }

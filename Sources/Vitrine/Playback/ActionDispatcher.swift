@@ -70,7 +70,7 @@ final class ActionDispatcher {
                 } else {
                     log.info("\(source): \(action) (no overlays in this catalog)")
                 }
-            case .jump: break
+            case .jump, .interrupt, .endInterrupt: break  // the player's
             }
         }
     }

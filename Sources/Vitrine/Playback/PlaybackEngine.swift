@@ -197,6 +197,72 @@ public final class PlaybackEngine: ActionPerformer {
     /// Cancels the current item and clears the queue whatever the state.
     public func reset() { apply(queue.reset()) }
 
+    // MARK: - Display power (the schedule's)
+
+    /// Whether the display is off by schedule (`setDisplayOff`).
+    var displayIsOff: Bool { presenter.displayOff }
+
+    /// Output seconds the display spent off by schedule so far: the catalog clock stands still
+    /// meanwhile, so a run's length (`--duration`) is its catalog time plus these.
+    var secondsOff: Double { offSeconds + (offSince.map { output.nextPresentationTime() - $0 } ?? 0) }
+    private var offSeconds = 0.0
+    private var offSince: Double?
+
+    /// Whether the output is powered off now (after the black picture reached the screen).
+    var outputIsPoweredOff: Bool { presenter.outputPoweredOff }
+
+    /// Turns the display off by schedule, or back on.
+    ///
+    /// Off: the item on screen is cancelled and the queue cleared (its decoders end, so they use no
+    /// CPU), every popup is hidden, the sound device is closed, and the presenter flips a black
+    /// picture, then powers the output off (`Presenter.displayOff`); touch is ignored. On: the sound
+    /// device is opened again at the next vblank (`reopenAudio`), the next picture powers the output
+    /// on; the caller queues and plays what the schedule says (`play()`).
+    func setDisplayOff(_ off: Bool) {
+        confinement.check()
+        guard off != presenter.displayOff else { return }
+        if off {
+            offSince = output.nextPresentationTime()
+        } else if let since = offSince {
+            offSeconds += output.nextPresentationTime() - since
+            offSince = nil
+        }
+        if off {
+            refill = nil
+            stop()
+            // Stopped from the start of a run, the clock may not be paused yet: it stands still while off.
+            clock.pause(atOutputTime: output.nextPresentationTime())
+            hideAllPopups()
+        }
+        if off, !output.isVirtual, let a = audio {
+            // Closed, not fed silence: the writer thread ends, so the CPU is near zero while off (and
+            // HDMI audio that goes with the screen is opened afresh). `keepSoundDevice` opens it again.
+            a.stop()
+            audio = nil
+            log.info("sound device closed while the display is off")
+        }
+        audio?.setPaused(off)  // a headless run's device (no screen to reopen it on) plays silence
+        if !off { nextAudioAttempt = 0 }
+        presenter.displayOff = off
+        presenter.wake()
+    }
+
+    /// Opens `item` and decodes its first pictures and sound ahead of its start (`Timeline.warm`):
+    /// a schedule edge a second away, so the cut at the edge shows its first frame at once.
+    func warm(_ item: PlaylistItem) { timeline.warm(item) }
+
+    /// Seconds of audio handed to the sound device and not yet heard (0 without a device): an item
+    /// that replaces what plays starts after them (`Timeline.start`, at the audio write head).
+    var audioLead: Double {
+        guard audio != nil else { return 0 }
+        return max(0, Double(timeline.audioPosition) / Double(format.sampleRate) - clock.position)
+    }
+
+    /// Hides every popup at once, modal ones too (an interrupt, the display going off).
+    func hideAllPopups() {
+        overlays?.presenter.hideAllVisible(reason: .action, at: lastHostTime, animated: false)
+    }
+
     // MARK: - Position
 
     /// Seconds into the current item; nil with nothing playing.
@@ -288,7 +354,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// Button actions go through the dispatcher; the engine's own are applied after the next vblank.
     public func handleInput(_ event: PointerInput) {
         confinement.check()
-        guard let input else { return }
+        guard let input, !presenter.displayOff else { return }
         dispatcher.dispatch(input.handle(event, overlays: overlays, now: lastHostTime))
         presenter.wake()
     }
@@ -468,7 +534,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// Opens a sound device that was missing (every 5 s on a real screen), and with none on a real
     /// clock consumes the items' audio in step with it (or decoders block on full audio queues).
     private func keepSoundDevice(at position: Double, hostTime: Double) {
-        if audio == nil && !output.isVirtual, let reopen = reopenAudio, hostTime >= nextAudioAttempt {
+        if audio == nil && !output.isVirtual && !presenter.displayOff, let reopen = reopenAudio, hostTime >= nextAudioAttempt {
             nextAudioAttempt = hostTime + 5
             if let a = reopen() {
                 if a.format == format {

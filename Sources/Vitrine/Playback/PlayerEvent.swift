@@ -44,12 +44,21 @@ public enum PlayerEvent: Sendable, Equatable {
     case audioGap(from: String, to: String, milliseconds: Double)
     /// A popup animation (show or hide) ended: how smoothly the video played under it.
     case overlayAnimation(AnimationReport)
+    /// The schedule moved playback to another playlist: the entry that plays (its `id`; nil for the
+    /// default playlist), the playlist (`"default"`, a name, or names joined by `+` taking turns),
+    /// why (`start`, `edge`, `clock step`, `clock set`, `clock unset`, `import`, `interrupt`,
+    /// `interrupt ended`) and the wall-clock time it was decided at (seconds since 1970, UTC, on
+    /// the schedule's clock: the real one, or `--clock`'s).
+    case scheduleChanged(entry: String?, playlist: String, reason: String, wallClock: Double)
+    /// The display was turned on or off by the power schedule (`display.power`), and why (`start`,
+    /// `edge`, `clock step`, …, as `scheduleChanged`).
+    case displayPower(on: Bool, reason: String, wallClock: Double)
 
     /// Lifecycle events are replayed to observers that join mid-session; cue points, actions and
     /// progress are not.
     var isLifecycle: Bool {
         switch self {
-        case .cuePoints, .action, .progress, .audioGap, .overlayAnimation: return false
+        case .cuePoints, .action, .progress, .audioGap, .overlayAnimation, .scheduleChanged, .displayPower: return false
         default: return true
         }
     }
@@ -76,6 +85,8 @@ public enum PlayerEvent: Sendable, Equatable {
         case .action: return "action"
         case .audioGap: return "audioGap"
         case .overlayAnimation: return "overlayAnimation"
+        case .scheduleChanged: return "scheduleChanged"
+        case .displayPower: return "displayPower"
         }
     }
 }

@@ -37,6 +37,13 @@ final class Presenter {
     var overlays: OverlayLayer?
     /// The status banner, drawn under the popups.
     let bannerLayer: BannerLayer
+    /// The display is off by schedule (`PlaybackEngine.setDisplayOff`): the next vblank flips a black
+    /// picture, the one after powers the output off, and nothing is flipped until this is false
+    /// again (the next picture then powers it on, with a modeset on DRM). While off, a real clock
+    /// wakes once a second (the watchdog), a virtual one steps its vblanks (the recording is black).
+    var displayOff = false
+    /// Whether the output is powered off now (`VideoOutput.setDisplayPower`).
+    private(set) var outputPoweredOff = false
     private let log: Logger
     private let period: Double
     /// Whether the clock is virtual and waits for decoders (headless, as fast as possible, no sound
@@ -166,6 +173,10 @@ final class Presenter {
     /// has come). `finish` then does the vblank's work after the flip.
     func commit(_ p: Prepared) throws {
         if let redraw = p.redraw {
+            if outputPoweredOff {
+                try output.setDisplayPower(true)
+                outputPoweredOff = false
+            }
             try output.flip()
             drawnOverlayKey = redraw.overlayKey
             lastPresent = p.now
@@ -195,7 +206,16 @@ final class Presenter {
         } else {
             watchdog.progressed(at: p.now)
         }
-        watchdog.flips(output.completedFlips, at: p.now)
+        if outputPoweredOff { watchdog.screenOff(at: p.now) } else { watchdog.flips(output.completedFlips, at: p.now) }
+        // Off by schedule: once the black picture is on screen, the output powers off.
+        if displayOff && !outputPoweredOff && drawn == .dark && !output.isFlipPending {
+            do {
+                try output.setDisplayPower(false)
+                outputPoweredOff = true
+            } catch {
+                log.error("display power off failed (the screen stays black): \(error)")
+            }
+        }
         // After the flip: cue points follow the current entry's own frames.
         var presentedPTS: Double?
         if case .frame(let f, _) = content, let e = contentEntry, e === engine.currentEntry { presentedPTS = f.pts }
@@ -477,10 +497,16 @@ final class Presenter {
     /// flipping (a second after the last), the banner's hide, the idle rule, the slate's retry and the
     /// run's end (`stopsAt`). Nil: it may change at every vblank.
     private func stillUntil(_ p: Prepared) -> Double? {
-        guard case .slate = content, fade == nil, !(overlays?.isDrawing ?? false), engine.dispatcher.pendingCount == 0
-        else { return nil }
-        var t = lastPresent + 1
-        if let banner = bannerLayer.banner {
+        var t: Double
+        if displayOff && outputPoweredOff && engine.dispatcher.pendingCount == 0 {
+            // Off by schedule: a second at a time (the watchdog); the schedule wakes it at its edge.
+            t = hostTime + 1
+        } else {
+            guard case .slate = content, fade == nil, !(overlays?.isDrawing ?? false), engine.dispatcher.pendingCount == 0
+            else { return nil }
+            t = lastPresent + 1
+        }
+        if !displayOff, let banner = bannerLayer.banner {
             guard !banner.showsSpinner, banner.progress == nil, let hide = bannerLayer.hideTime else { return nil }
             t = min(t, hide)
         }
@@ -651,6 +677,13 @@ final class Presenter {
     private func decide(at position: Double) throws -> Prepared {
         let now = output.now()
         var shown = content
+        if displayOff {
+            fade = nil
+            // Black once; then nothing is flipped while the display is off.
+            guard drawn != .dark else { return Prepared(position: position, redraw: nil, now: now) }
+            try compose(.dark)
+            return Prepared(position: position, redraw: (.dark, drawnOverlayKey), now: now)
+        }
         if let f = fade {
             let progress = (position - f.start) / f.duration
             if progress >= 1 || progress < 0 { fade = nil } else { shown = .crossfade(from: f.from, to: content, progress: progress) }
@@ -676,7 +709,7 @@ final class Presenter {
     /// Composes `shown` with the banner and popups over it into the output's back buffer.
     private func compose(_ shown: ScreenContent) throws {
         let layer = overlays, banner = bannerLayer, at = hostTime
-        let popups = layer?.isDrawing ?? false, bannerUp = banner.isShowing
+        let popups = shown != .dark && layer?.isDrawing ?? false, bannerUp = shown != .dark && banner.isShowing
         var drawStart = 0.0, drawEnd = 0.0
         defer { lastDrawSeconds = countedDrawSeconds ?? (drawEnd - drawStart); drawnThisStep = lastDrawSeconds }
         try output.draw { target in

@@ -37,6 +37,16 @@ final class WatchdogFeeder {
     /// Playback made progress at `now`.
     func progressed(at now: Double) { lastProgress = now }
 
+    /// The display is off by schedule at `now`: no flips are expected, and none is a fault. Pings at
+    /// most every 0.5 s (the presenter calls this once a second while off).
+    func screenOff(at now: Double) {
+        lastProgress = now
+        guard now - lastPing >= 0.5 else { return }
+        notifier.watchdog()
+        lastPing = now
+        pings += 1
+    }
+
     /// The output has completed `completedFlips` page flips (or virtual vblanks) by `now`: pings when
     /// that grew and playback progressed lately.
     func flips(_ completedFlips: Int, at now: Double) {

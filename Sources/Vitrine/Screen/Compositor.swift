@@ -10,13 +10,15 @@ indirect enum ScreenContent: Equatable {
     case background
     /// The built-in slate with its message.
     case slate(SlateMessage)
+    /// Black, whatever the background colour: the display is off by schedule.
+    case dark
     /// `to` drawn over by the previous screen `from` at opacity 1 − `progress` (a crossfade).
     case crossfade(from: ImageBuffer, to: ScreenContent, progress: Double)
 
     static func == (a: ScreenContent, b: ScreenContent) -> Bool {
         switch (a, b) {
         case let (.frame(x, g1), .frame(y, g2)): return x === y && g1 == g2
-        case (.background, .background): return true
+        case (.background, .background), (.dark, .dark): return true
         case let (.slate(x), .slate(y)): return x == y
         case let (.crossfade(f1, t1, p1), .crossfade(f2, t2, p2)): return f1 === f2 && t1 == t2 && p1 == p2
         default: return false
@@ -103,6 +105,8 @@ final class Compositor {
         switch content {
         case .background:
             c.fill(PixelRect(x: 0, y: 0, width: c.width, height: c.height), with: background)
+        case .dark:
+            c.fill(PixelRect(x: 0, y: 0, width: c.width, height: c.height), with: 0xFF00_0000)
         case .slate(let message):
             slate.draw(message, into: c)
         case let .crossfade(from, to, progress):

@@ -21,13 +21,11 @@ The banner may be on screen from the plug to 12 s after the check (vm.windows["b
 result banner stays 10 s).
 """
 import hashlib
-import json
 import os
 import shutil
-import subprocess
 import time
 
-from lib.image import CACHE, ROOT
+from lib.sticks import cached_stick
 
 NAMES = ("usb-import", "usb-switch", "usb-remove")
 PHASE = "live"
@@ -40,34 +38,20 @@ STICK = None
 
 def prepare():
     global STICK
-    tools = [os.path.join(ROOT, "tools", n) for n in ("make-vm-catalog", "make-stick")]
-    digest = hashlib.sha256(b"".join(open(t, "rb").read() for t in tools)
-                            + f"filler {FILLER_MIB} MiB, fit cover v2".encode()).hexdigest()[:16]
-    STICK = os.path.join(CACHE, f"stick-{digest}.img")
-    if os.path.exists(STICK):
-        return
-    os.makedirs(CACHE, exist_ok=True)
-    folder = os.path.join(CACHE, f"stick-{digest}")
-    shutil.rmtree(folder, ignore_errors=True)
-    subprocess.run([tools[0], folder, "--stick", "--version", "2", "--colours", "blue,green"], check=True,
-                   stdout=subprocess.DEVNULL)
-    filler = os.path.join(folder, "vitrine", "media", "filler.bin")
-    h = hashlib.sha256()
-    with open(filler, "wb") as f:
-        block = hashlib.sha256(b"vitrine").digest() * (1 << 15)  # 1 MiB, the same every run
-        for i in range(FILLER_MIB):
-            chunk = bytes([i & 0xFF]) + block[1:]
-            f.write(chunk)
-            h.update(chunk)
-    mpath = os.path.join(folder, "vitrine", "manifest.json")
-    m = json.load(open(mpath))
-    m["files"] = [{"path": "media/filler.bin", "size": FILLER_MIB << 20, "sha256": h.hexdigest()}]
-    m["display"]["fit"] = "cover"  # other display settings than the image's: the player restarts its display
-    with open(mpath, "w") as f:
-        json.dump(m, f, indent=1)
-    subprocess.run([tools[1], STICK + ".tmp", folder], check=True, stdout=subprocess.DEVNULL)
-    os.replace(STICK + ".tmp", STICK)
-    shutil.rmtree(folder, ignore_errors=True)
+
+    def edit(folder, m):
+        filler = os.path.join(folder, "vitrine", "media", "filler.bin")
+        h = hashlib.sha256()
+        with open(filler, "wb") as f:
+            block = hashlib.sha256(b"vitrine").digest() * (1 << 15)  # 1 MiB, the same every run
+            for i in range(FILLER_MIB):
+                chunk = bytes([i & 0xFF]) + block[1:]
+                f.write(chunk)
+                h.update(chunk)
+        m["files"] = [{"path": "media/filler.bin", "size": FILLER_MIB << 20, "sha256": h.hexdigest()}]
+        m["display"]["fit"] = "cover"  # other display settings than the image's: the player restarts its display
+    STICK = cached_stick("stick", f"filler {FILLER_MIB} MiB, fit cover v2",
+                         ["--version", "2", "--colours", "blue,green"], edit)
 
 
 def run(vm):

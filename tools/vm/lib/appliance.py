@@ -12,7 +12,7 @@ A check gets this object as `vm`:
   vm.journal(*args)                journalctl -u vitrine ARGS, through the agent
   vm.q                             lib/qemu.QEMU: .qmp, .agent, .plug_stick(), .unplug_stick()
   vm.first_frame                   the first-frame Shot (None until found)
-  vm.windows                       {kind: (start, end)}: when popups or the banner may be on screen
+  vm.windows                       {kind: (start, end) or a list of them}: when popups or the banner may be on screen
   vm.out                           this GPU's output folder
 """
 import os
@@ -78,7 +78,8 @@ class ApplianceVM:
     def in_window(self, kind, t):
         """Whether a check said that `kind` (popup, banner) may be on screen at t."""
         w = self.windows.get(kind)
-        return w is not None and t >= w[0] and (w[1] is None or t <= w[1])
+        spans = w if isinstance(w, list) else [w] if w is not None else []
+        return any(t >= s[0] and (s[1] is None or t <= s[1]) for s in spans)
 
     # ------------------------------------------------------------ QEMU
     def _qemu(self):
