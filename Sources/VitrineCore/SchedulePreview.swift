@@ -57,10 +57,12 @@ public enum SchedulePreview {
         text + String(repeating: " ", count: max(1, 17 - text.count))
     }
 
-    /// `Mon 2026-12-07 11:00:00 CET  (10:00:00Z)`.
+    /// `Mon 2026-12-07 11:00:00 CET  (10:00:00Z)`; the UTC time carries its weekday when its date is
+    /// not the local one: `Mon 2026-12-07 00:00:00 CET  (Sun 23:00:00Z)`.
     public static func stamp(_ utc: Int64, zone: ZoneRules) -> String {
-        let clock = LocalDateTime(localSeconds: utc).time.withSeconds
-        return "\(localStamp(utc, zone: zone))  (\(clock)Z)"
+        let inUTC = LocalDateTime(localSeconds: utc)
+        let day = inUTC.date == zone.local(atUTC: utc).date ? "" : inUTC.date.weekday.shortName + " "
+        return "\(localStamp(utc, zone: zone))  (\(day)\(inUTC.time.withSeconds)Z)"
     }
 
     /// `Mon 2026-12-07 11:00:00 CET`.

@@ -10,8 +10,8 @@ struct SchedulePreviewTests {
         let lines = SchedulePreview.lines(manifest: m, zone: zone, from: try at("2026-12-07", zone), to: try at("2026-12-14", zone))
         var expected = [
             "zone Europe/Paris, from Mon 2026-12-07 00:00:00 CET to Mon 2026-12-14 00:00:00 CET",
-            "Mon 2026-12-07 00:00:00 CET  (23:00:00Z)  default          no entry eligible, boundary",
-            "Mon 2026-12-07 00:00:00 CET  (23:00:00Z)  display off",
+            "Mon 2026-12-07 00:00:00 CET  (Sun 23:00:00Z)  default          no entry eligible, boundary",
+            "Mon 2026-12-07 00:00:00 CET  (Sun 23:00:00Z)  display off",
         ]
         for day in ["Mon 2026-12-07", "Tue 2026-12-08", "Wed 2026-12-09", "Thu 2026-12-10", "Fri 2026-12-11"] {
             expected += [
@@ -23,12 +23,12 @@ struct SchedulePreviewTests {
             ]
         }
         expected += [
-            "Sat 2026-12-12 00:00:00 CET  (23:00:00Z)  weekend          entry weekend (schedule[2]), priority 5, boundary",
+            "Sat 2026-12-12 00:00:00 CET  (Fri 23:00:00Z)  weekend          entry weekend (schedule[2]), priority 5, boundary",
             "Sat 2026-12-12 07:00:00 CET  (06:00:00Z)  display on",
             "Sat 2026-12-12 22:00:00 CET  (21:00:00Z)  display off",
             "Sun 2026-12-13 07:00:00 CET  (06:00:00Z)  display on",
             "Sun 2026-12-13 22:00:00 CET  (21:00:00Z)  display off",
-            "Mon 2026-12-14 00:00:00 CET  (23:00:00Z)  default          no entry eligible, boundary",
+            "Mon 2026-12-14 00:00:00 CET  (Sun 23:00:00Z)  default          no entry eligible, boundary",
         ]
         #expect(lines == expected)
     }
@@ -44,12 +44,12 @@ struct SchedulePreviewTests {
             "Wed 2026-12-23 20:00:00 CET  (19:00:00Z)  default          no entry eligible, boundary",
             "Wed 2026-12-23 20:00:00 CET  (19:00:00Z)  display on",
             "Wed 2026-12-23 22:00:00 CET  (21:00:00Z)  display off",
-            "Thu 2026-12-24 00:00:00 CET  (23:00:00Z)  xmas             entry xmas (schedule[3]), priority 20, immediate",
+            "Thu 2026-12-24 00:00:00 CET  (Wed 23:00:00Z)  xmas             entry xmas (schedule[3]), priority 20, immediate",
             "Thu 2026-12-24 07:00:00 CET  (06:00:00Z)  display on",
             "Thu 2026-12-24 22:00:00 CET  (21:00:00Z)  display off",
             "Fri 2026-12-25 07:00:00 CET  (06:00:00Z)  display on",
             "Fri 2026-12-25 22:00:00 CET  (21:00:00Z)  display off",
-            "Sat 2026-12-26 00:00:00 CET  (23:00:00Z)  weekend          entry weekend (schedule[2]), priority 5, boundary",
+            "Sat 2026-12-26 00:00:00 CET  (Fri 23:00:00Z)  weekend          entry weekend (schedule[2]), priority 5, boundary",
             "Sat 2026-12-26 07:00:00 CET  (06:00:00Z)  display on",
         ])
         let t = try #require(ManifestParser.parse(Array(tied.utf8)).manifest)

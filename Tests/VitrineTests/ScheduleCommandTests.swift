@@ -18,7 +18,7 @@ struct ScheduleCommandTests {
             Wed 2026-12-23 14:00:00 CET  (13:00:00Z)  display on
             Wed 2026-12-23 15:00:00 CET  (14:00:00Z)  default          no entry eligible, boundary
             Wed 2026-12-23 22:00:00 CET  (21:00:00Z)  display off
-            Thu 2026-12-24 00:00:00 CET  (23:00:00Z)  xmas             entry xmas (schedule[3]), priority 20, immediate
+            Thu 2026-12-24 00:00:00 CET  (Wed 23:00:00Z)  xmas             entry xmas (schedule[3]), priority 20, immediate
             Thu 2026-12-24 07:00:00 CET  (06:00:00Z)  display on
             Thu 2026-12-24 22:00:00 CET  (21:00:00Z)  display off
 
@@ -28,10 +28,10 @@ struct ScheduleCommandTests {
                                            "--from", "2026-12-07T06:00", "--to", "2026-12-07T08:00"])
         #expect(tokyo.out.split(separator: "\n").map(String.init) == [
             "zone Asia/Tokyo, from Mon 2026-12-07 06:00:00 JST to Mon 2026-12-07 08:00:00 JST",
-            "Mon 2026-12-07 06:00:00 JST  (21:00:00Z)  default          no entry eligible, boundary",
-            "Mon 2026-12-07 06:00:00 JST  (21:00:00Z)  display off",
-            "Mon 2026-12-07 07:00:00 JST  (22:00:00Z)  breakfast        entry breakfast (schedule[0]), priority 10, boundary",
-            "Mon 2026-12-07 07:00:00 JST  (22:00:00Z)  display on",
+            "Mon 2026-12-07 06:00:00 JST  (Sun 21:00:00Z)  default          no entry eligible, boundary",
+            "Mon 2026-12-07 06:00:00 JST  (Sun 21:00:00Z)  display off",
+            "Mon 2026-12-07 07:00:00 JST  (Sun 22:00:00Z)  breakfast        entry breakfast (schedule[0]), priority 10, boundary",
+            "Mon 2026-12-07 07:00:00 JST  (Sun 22:00:00Z)  display on",
         ])
     }
 

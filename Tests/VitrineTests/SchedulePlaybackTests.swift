@@ -63,7 +63,7 @@ struct SchedulePlaybackTests {
     }
 
     static func scheduleChanges(_ events: [PlayerEvent]) -> [(String, String)] {
-        events.compactMap { if case let .scheduleChanged(_, p, r, _) = $0 { return (p, r) } else { return nil } }
+        events.compactMap { if case let .scheduleChanged(_, p, r, _, _) = $0 { return (p, r) } else { return nil } }
     }
 
     @Test("switch immediate: the new playlist's first picture is on the first vblank at the edge (0 frames late), and back at the window's end")
@@ -215,6 +215,8 @@ struct SchedulePlaybackTests {
         #expect(try #require(r.images[0.4]).rgb(x: 5, y: 5).r > 240)
         #expect(try #require(r.images[1.0]).rgb(x: 5, y: 5).r < 200, "dimmed under the notice")
         #expect(try #require(r.images[2.2]).rgb(x: 5, y: 5).r > 240, "hidden after 1 s")
+        let interrupt = r.events.compactMap { if case let .scheduleChanged(entry, p, "interrupt", _, o) = $0 { return (entry, p, o) } else { return nil } }
+        #expect(interrupt.count == 1 && interrupt.first?.0 == nil && interrupt.first?.1 == "default" && interrupt.first?.2 == "notice")
     }
 }
 

@@ -97,9 +97,10 @@ public final class EventLog: Sendable {
                   ("longestWaitMs", num(r.longestWaitMs)),
                   ("drawMeanMs", num(r.drawMeanMs)), ("drawMaxMs", num(r.drawMaxMs)), ("periodMs", num(r.periodMs)),
                   ("stepsYielded", String(r.stepsYielded))]
-        case let .scheduleChanged(entry, playlist, reason, wall):
+        case let .scheduleChanged(entry, playlist, reason, wall, overlay):
             f += [("entry", entry.map(quote) ?? "null"), ("playlist", quote(playlist)), ("reason", quote(reason)),
                   ("scheduleClock", quote(iso(wall)))]
+            if let overlay { f.append(("overlay", quote(overlay))) }
         case let .displayPower(on, reason, wall):
             f += [("state", quote(on ? "on" : "off")), ("reason", quote(reason)), ("scheduleClock", quote(iso(wall)))]
         }

@@ -255,7 +255,12 @@ final class ScheduledPlayback {
             }
         }
         log.info("\(source): interrupt \(name) for \(action.timeout.formatted2) s")
-        engine.events.post(.scheduleChanged(entry: "interrupt", playlist: name, reason: Reason.interrupt.rawValue, wallClock: t))
+        if case .overlay(let id) = action.content {
+            engine.events.post(.scheduleChanged(entry: director.selection.entryID, playlist: director.selection.playlist,
+                                                reason: Reason.interrupt.rawValue, wallClock: t, overlay: id))
+        } else {
+            engine.events.post(.scheduleChanged(entry: nil, playlist: name, reason: Reason.interrupt.rawValue, wallClock: t))
+        }
         engine.presenter.wake()
     }
 

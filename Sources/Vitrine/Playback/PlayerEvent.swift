@@ -49,7 +49,9 @@ public enum PlayerEvent: Sendable, Equatable {
     /// why (`start`, `edge`, `clock step`, `clock set`, `clock unset`, `import`, `interrupt`,
     /// `interrupt ended`) and the wall-clock time it was decided at (seconds since 1970, UTC, on
     /// the schedule's clock: the real one, or `--clock`'s).
-    case scheduleChanged(entry: String?, playlist: String, reason: String, wallClock: Double)
+    /// For an interrupt (`reason` `interrupt`), `entry` is nil and `playlist` the interrupt's, or for
+    /// a popup interrupt the playlist playing under it, with the popup in `overlay`.
+    case scheduleChanged(entry: String?, playlist: String, reason: String, wallClock: Double, overlay: String? = nil)
     /// The display was turned on or off by the power schedule (`display.power`), and why (`start`,
     /// `edge`, `clock step`, …, as `scheduleChanged`).
     case displayPower(on: Bool, reason: String, wallClock: Double)
