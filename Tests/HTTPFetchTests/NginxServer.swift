@@ -72,9 +72,16 @@ final class NginxServer {
     func url(_ location: String, _ path: String) -> String { "https://localhost:\(port)/\(location)/\(path)" }
 
     /// The lines of the access log (`$request $status $body_bytes_sent`) naming `path`.
-    func accessLog(containing path: String) -> [String] {
-        let text = (try? String(contentsOfFile: folder + "/logs/access.log", encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").map(String.init).filter { $0.contains(path) }
+    /// nginx writes a request's line after it has sent the response, so a client may read the log
+    /// before the line of its last request is there: this waits up to 2 s for one more line.
+    func accessLog(containing path: String, after count: Int? = nil) -> [String] {
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while true {
+            let text = (try? String(contentsOfFile: folder + "/logs/access.log", encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n").map(String.init).filter { $0.contains(path) }
+            if lines.count > (count ?? -1) || Date() > deadline { return lines }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     /// Writes `bytes` to `root/relative`, making folders.
