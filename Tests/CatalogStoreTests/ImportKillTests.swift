@@ -6,19 +6,6 @@ import FileIO
 import VitrineCore
 import VitrineTestSupport
 
-/// SplitMix64: a small seeded generator, so a failing run can be repeated with its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// `vitrine import` killed with SIGKILL at random moments. Set VITRINE_KILL_SEED to repeat a run and
 /// VITRINE_KILLS to change the count (default 200).
 @Suite("Import: kill -9", .enabled(if: VitrineBinary.available, VitrineBinary.absent))

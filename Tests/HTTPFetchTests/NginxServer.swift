@@ -72,16 +72,21 @@ final class NginxServer {
     func url(_ location: String, _ path: String) -> String { "https://localhost:\(port)/\(location)/\(path)" }
 
     /// The lines of the access log (`$request $status $body_bytes_sent`) naming `path`.
-    /// nginx writes a request's line after it has sent the response, so a client may read the log
-    /// before the line of its last request is there: this waits up to 2 s for one more line.
-    func accessLog(containing path: String, after count: Int? = nil) -> [String] {
+    /// The access log's lines that contain `path`. nginx writes a request's line after it has sent
+    /// the response, so a client may get there first: this reads the log once it has not grown for
+    /// 100 ms (2 s at most).
+    func accessLog(containing path: String) -> [String] {
+        let file = folder + "/logs/access.log"
+        func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
         let deadline = Date(timeIntervalSinceNow: 2)
-        while true {
-            let text = (try? String(contentsOfFile: folder + "/logs/access.log", encoding: .utf8)) ?? ""
-            let lines = text.split(separator: "\n").map(String.init).filter { $0.contains(path) }
-            if lines.count > (count ?? -1) || Date() > deadline { return lines }
-            Thread.sleep(forTimeInterval: 0.02)
+        var text = read()
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            let again = read()
+            if again == text { break }
+            text = again
         }
+        return text.split(separator: "\n").map(String.init).filter { $0.contains(path) }
     }
 
     /// Writes `bytes` to `root/relative`, making folders.

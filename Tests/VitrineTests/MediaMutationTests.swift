@@ -4,19 +4,6 @@ import Testing
 import VitrineTestSupport
 import VitrineCore
 
-/// A small seeded generator (SplitMix64), so a failing run can be repeated with its seed.
-struct MutationRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Corrupted copies of the real media corpus, made from a seed: each is a prefix of one real file
 /// (2 to 96 KiB: the headers and first packets, where demuxers and decoder set-up live) changed by
 /// one to three of: random bytes (mostly in the first 4 KiB), a zeroed or 0xFF-filled range, a cut,
@@ -43,7 +30,7 @@ struct MediaMutation {
     /// `count` mutations, round-robin over `sources`, from `seed`.
     static func make(count: Int, seed: UInt64, corpus: String) throws -> [MediaMutation] {
         let originals = try sources.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: corpus + "/" + $0.name)).prefix(256 << 10)) }
-        var random = MutationRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { i in
             let s = i % sources.count
             let original = originals[s]
@@ -58,7 +45,7 @@ struct MediaMutation {
         }
     }
 
-    mutating func mutate(_ random: inout MutationRandom, donor: [UInt8]) {
+    mutating func mutate(_ random: inout SplitMix64, donor: [UInt8]) {
         guard bytes.count > 16 else { return }
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<35:
