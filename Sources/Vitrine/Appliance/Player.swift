@@ -132,11 +132,11 @@ public final class Player {
         }
         // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.
         // Applied on the run loop between vblanks.
-        let jumps = JumpRequests()
+        let requests = PlayerRequests()
         engine.actions.subscribe { action, source in
             switch action {
-            case let .jump(id, time): jumps.add(id, time, source)
-            case .interrupt, .endInterrupt: jumps.add(action, source)
+            case let .jump(id, time): requests.add(id, time, source)
+            case .interrupt, .endInterrupt: requests.add(action, source)
             default: break
             }
         }
@@ -250,7 +250,7 @@ public final class Player {
                     }
                     adopt(next, engine: engine, scheduled: scheduled)
                 }
-                for request in jumps.take() {
+                for request in requests.take() {
                     switch request.action {
                     case let .interrupt(a): scheduled.startInterrupt(a, source: request.source)
                     case .endInterrupt: scheduled.endInterrupt(reason: request.source)
@@ -423,7 +423,7 @@ public enum PlayerError: Error, CustomStringConvertible {
 }
 
 /// The player's actions (`jump`, `interrupt`, `endInterrupt`) posted during a vblank, applied after it.
-final class JumpRequests: Sendable {
+final class PlayerRequests: Sendable {
     private let list = Mutex<[(action: Action, source: String)]>([])
     func add(_ id: String, _ time: Double?, _ source: String) { add(.jump(item: id, time: time), source) }
     func add(_ action: Action, _ source: String) { list.withLock { $0.append((action, source)) } }

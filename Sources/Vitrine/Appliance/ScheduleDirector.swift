@@ -43,6 +43,10 @@ final class ScheduleDirector {
         var action: InterruptAction
         /// `CLOCK_MONOTONIC` seconds (the output's vblank clock) when it ends by itself.
         var until: Double
+        /// What it interrupted: the selection then, and the item on screen (played again from its
+        /// start when it ends, if the selection is the same).
+        var interrupted: Selection
+        var item: PlaylistItem?
     }
 
     let manifest: Manifest
@@ -141,10 +145,11 @@ final class ScheduleDirector {
 
     // MARK: - Interrupts
 
-    /// Starts `action` at `hostTime` (`CLOCK_MONOTONIC` seconds); it ends by itself after its
-    /// timeout. Replaces an interrupt in progress.
-    func startInterrupt(_ action: InterruptAction, hostTime: Double) {
-        interrupt = Interrupt(action: action, until: hostTime + action.timeout)
+    /// Starts `action` at `hostTime` (`CLOCK_MONOTONIC` seconds), cutting `item`; it ends by itself
+    /// after its timeout. Replaces an interrupt in progress, and returns to what that one interrupted.
+    func startInterrupt(_ action: InterruptAction, hostTime: Double, cutting item: PlaylistItem?) {
+        interrupt = Interrupt(action: action, until: hostTime + action.timeout,
+                              interrupted: interrupt?.interrupted ?? selection, item: interrupt.map { $0.item } ?? item)
     }
 
     /// Ends the interrupt; returns it (nil when none was running).

@@ -35,8 +35,6 @@ final class ScheduledPlayback {
     private var stepWatch: LoopSubscription?
     /// A wall-clock timer or a step asked for an evaluation: done after the next vblank.
     private var pendingReason: Reason?
-    /// The selection when the interrupt started, and the item it cut.
-    private var interrupted: (selection: ScheduleDirector.Selection, item: PlaylistItem?)?
 
     /// - Parameters:
     ///   - virtualClockStart: `--clock`'s time (UTC seconds since 1970); nil for `CLOCK_REALTIME`.
@@ -88,7 +86,6 @@ final class ScheduledPlayback {
     /// queued after the item on screen (or at once when `immediate`).
     func adopt(_ next: ScheduleDirector, immediate: Bool) {
         director = next
-        interrupted = nil
         guard let loop else { return }
         start(on: loop, reason: .catalog, immediate: immediate)
     }
@@ -108,13 +105,16 @@ final class ScheduledPlayback {
             endInterrupt(reason: "timeout")
         }
         let t = now
-        // The next vblank, and the sound already handed to the device: what starts now is seen and
-        // heard after both, so an edge is taken that much early.
-        let lead = period + engine.audioLead
-        if let edge = director.nextEdge, t + Self.warmUp >= Double(edge), warmedEdge != edge {
+        // Nothing to do on most vblanks: no edge within the warm-up, no clock step.
+        let near = director.nextEdge.map { t + Self.warmUp >= Double($0) } ?? false
+        guard near || pendingReason != nil else { return }
+        if let edge = director.nextEdge, near, warmedEdge != edge {
             warmedEdge = edge
             warm(for: edge)
         }
+        // The next vblank, and the sound already handed to the device: what starts now is seen and
+        // heard after both, so an edge is taken that much early.
+        let lead = period + engine.audioLead
         let due = director.nextEdge.map { t + lead >= Double($0) } ?? false
         guard due || pendingReason != nil else { return }
         let reason = pendingReason ?? .edge
@@ -197,13 +197,7 @@ final class ScheduledPlayback {
         _ = notifier.status(on ? "playing" : "off by schedule")
         engine.setDisplayOff(!on)
         onPowerChange?(on)
-        if on {
-            let items = director.items(of: director.selection)
-            playlist = items
-            engine.refill = loops ? { [unowned self] in self.playlist } : nil
-            engine.play(items[0])
-            for item in items.dropFirst() { engine.enqueue(item) }
-        }
+        if on { switchTo(director.items(of: director.selection), immediate: true) }
     }
 
     /// Arms the wall-clock timer a period before the next edge (`CLOCK_REALTIME`, cancel-on-set), or
@@ -231,35 +225,29 @@ final class ScheduledPlayback {
     /// display off by schedule comes on for it.
     func startInterrupt(_ action: InterruptAction, source: String) {
         let t = now
-        if interrupted == nil { interrupted = (director.selection, engine.nowPlaying) }
         if let running = director.interrupt, case .overlay(let id) = running.action.content {
             engine.overlays?.presenter.hide(id, reason: .action, at: engine.lastHostTime, animated: false)
         }
-        director.startInterrupt(action, hostTime: engine.lastHostTime)
+        director.startInterrupt(action, hostTime: engine.lastHostTime, cutting: engine.nowPlaying)
         engine.hideAllPopups()
         if engine.displayIsOff {
             engine.setDisplayOff(false)
             onPowerChange?(true)
             engine.events.post(.displayPower(on: true, reason: Reason.interrupt.rawValue, wallClock: t))
         }
-        let name: String
         switch action.content {
         case .playlist(let p):
-            name = p
             switchTo(director.manifest.items(ofPlaylist: p) ?? [], immediate: true)
+            log.info("\(source): interrupt: playlist \(p) for \(action.timeout.formatted2) s")
+            engine.events.post(.scheduleChanged(entry: nil, playlist: p, reason: Reason.interrupt.rawValue, wallClock: t))
         case .overlay(let id):
-            name = "overlay " + id
             if engine.playbackState == .stopped { switchTo(director.items(of: director.selection), immediate: true) }
             if engine.overlays?.presenter.show(id, at: engine.lastHostTime) != true {
                 log.error("\(source): interrupt: no popup \(id) in this catalog")
             }
-        }
-        log.info("\(source): interrupt \(name) for \(action.timeout.formatted2) s")
-        if case .overlay(let id) = action.content {
+            log.info("\(source): interrupt: popup \(id) for \(action.timeout.formatted2) s")
             engine.events.post(.scheduleChanged(entry: director.selection.entryID, playlist: director.selection.playlist,
                                                 reason: Reason.interrupt.rawValue, wallClock: t, overlay: id))
-        } else {
-            engine.events.post(.scheduleChanged(entry: nil, playlist: name, reason: Reason.interrupt.rawValue, wallClock: t))
         }
         engine.presenter.wake()
     }
@@ -270,8 +258,6 @@ final class ScheduledPlayback {
     func endInterrupt(reason: String) {
         guard let i = director.endInterrupt() else { return }
         let t = now
-        let before = interrupted
-        interrupted = nil
         if case .overlay(let id) = i.action.content {
             engine.overlays?.presenter.hide(id, reason: .action, at: engine.lastHostTime)
         }
@@ -282,11 +268,11 @@ final class ScheduledPlayback {
                                             reason: Reason.interruptEnded.rawValue, wallClock: t))
         var items = director.items(of: director.selection)
         if case .playlist = i.action.content {
-            if let b = before, b.selection.entries == director.selection.entries, let item = b.item, let k = items.firstIndex(of: item) {
+            if i.interrupted.entries == director.selection.entries, let item = i.item, let k = items.firstIndex(of: item) {
                 items = Array(items[k...] + items[..<k])
             }
             switchTo(items, immediate: true)
-        } else if before?.selection.entries != director.selection.entries {
+        } else if i.interrupted.entries != director.selection.entries {
             switchTo(items, immediate: director.selection.immediate)
         }
         if !director.powerOn { setPower(false, reason: .interruptEnded, at: t) }
@@ -302,12 +288,8 @@ final class ScheduledPlayback {
     /// Whole seconds (the schedule's resolution), rounded down.
     static func seconds(_ t: Double) -> Int64 { Int64(t.rounded(.down)) }
 
-    /// `2026-12-07T10:00:00.000Z`.
-    static func iso(_ t: Double) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date(timeIntervalSince1970: t))
-    }
+    /// `2026-12-07T10:00:00.000Z`, as the event log writes times.
+    static func iso(_ t: Double) -> String { EventLog.iso(t) }
 }
 
 extension Manifest {

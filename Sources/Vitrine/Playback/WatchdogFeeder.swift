@@ -41,10 +41,7 @@ final class WatchdogFeeder {
     /// most every 0.5 s (the presenter calls this once a second while off).
     func screenOff(at now: Double) {
         lastProgress = now
-        guard now - lastPing >= 0.5 else { return }
-        notifier.watchdog()
-        lastPing = now
-        pings += 1
+        if now - lastPing >= 0.5 { ping(at: now) }
     }
 
     /// The output has completed `completedFlips` page flips (or virtual vblanks) by `now`: pings when
@@ -52,10 +49,13 @@ final class WatchdogFeeder {
     func flips(_ completedFlips: Int, at now: Double) {
         guard completedFlips != flipsSeen else { return }
         flipsSeen = completedFlips
-        if now - lastProgress < stallLimit && now - lastPing >= 0.5 {
-            notifier.watchdog()
-            lastPing = now
-            pings += 1
-        }
+        if now - lastProgress < stallLimit && now - lastPing >= 0.5 { ping(at: now) }
+    }
+
+    /// `WATCHDOG=1`.
+    private func ping(at now: Double) {
+        notifier.watchdog()
+        lastPing = now
+        pings += 1
     }
 }
