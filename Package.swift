@@ -67,7 +67,7 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport", "MQTT"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.

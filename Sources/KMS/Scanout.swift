@@ -193,6 +193,22 @@ public final class Scanout {
         try body(buffers[back].bytes, stride)
     }
 
+    /// Reads the buffer on screen: the one the last completed flip (or modeset) scanned out.
+    ///
+    /// The memory may be write-combined, so reading it is slow (about as slow as a copy through
+    /// uncached memory): copy it once, as a screenshot does, and never per frame.
+    ///
+    /// - Parameter body: receives `stride * height` bytes of XRGB8888 pixels (bytes B, G, R, X)
+    ///   and the stride in bytes; nil before the first frame is on screen.
+    /// - Returns: what `body` returns.
+    /// - Throws: only what `body` throws.
+    public func withFrontBuffer<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer?, _ stride: Int) throws(E) -> R
+    ) throws(E) -> R {
+        guard let front else { return try body(nil, stride) }
+        return try body(UnsafeRawBufferPointer(buffers[front].bytes), stride)
+    }
+
     /// Fills the back buffer with one colour, e.g. `0x00FF0000` for red.
     ///
     /// - Parameter color: an XRGB8888 pixel as a native `UInt32`: `0xXXRRGGBB`.

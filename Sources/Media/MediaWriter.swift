@@ -198,6 +198,17 @@ public enum PNGWriter {
     /// - Throws: `AVError` from the encoder, or `avio_open` when `path` cannot be created.
     /// The corresponding C functions are `avcodec_send_frame` (png) and `avio_write`.
     public static func write(_ image: PixelTarget, to path: String) throws(AVError) {
+        let bytes = try encode(image)
+        var io: UnsafeMutablePointer<AVIOContext>? = nil
+        try avCheck("avio_open", avio_open(&io, path, AVIO_FLAG_WRITE))
+        bytes.withUnsafeBufferPointer { avio_write(io, $0.baseAddress, Int32($0.count)) }
+        try avCheck("avio_closep", avio_closep(&io))
+    }
+
+    /// The PNG file's bytes (RGB, 8 bits per channel) for `image` (XRGB8888, its stride in bytes).
+    /// - Throws: `AVError` from the encoder.
+    /// The corresponding C functions are `avcodec_send_frame` and `avcodec_receive_packet` (png).
+    public static func encode(_ image: PixelTarget) throws(AVError) -> [UInt8] {
         guard let enc = avcodec_find_encoder(AV_CODEC_ID_PNG), var c = avcodec_alloc_context3(enc) else {
             throw AVError(operation: "avcodec_find_encoder", message: "no PNG encoder")
         }
@@ -232,11 +243,9 @@ public enum PNGWriter {
         var pkt: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
         defer { av_packet_free(&pkt) }
         try avCheck("avcodec_receive_packet", avcodec_receive_packet(c, pkt))
-        var io: UnsafeMutablePointer<AVIOContext>? = nil
-        try avCheck("avio_open", avio_open(&io, path, AVIO_FLAG_WRITE))
-        avio_write(io, pkt!.pointee.data, pkt!.pointee.size)
-        try avCheck("avio_closep", avio_closep(&io))
+        let bytes = [UInt8](UnsafeBufferPointer(start: pkt!.pointee.data, count: Int(pkt!.pointee.size)))
         _ = c
         c = cc!
+        return bytes
     }
 }

@@ -28,8 +28,11 @@ public enum JSONPath {
             case "\t": out += "\\t"
             default:
                 if needsEscape(scalar) {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                    // Above U+FFFF as its UTF-16 surrogate pair (RFC 8259 §7): `\ud83d\ude00`.
+                    for unit in String(scalar).utf16 {
+                        let hex = String(unit, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                    }
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

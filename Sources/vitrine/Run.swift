@@ -139,7 +139,11 @@ func commandRun(_ argv: [String]) throws -> Exit {
     let options = try runOptions(args)
     let source: ApplianceSupervisor.Source = try location.map { .catalog(folder: $0.catalog, manifest: $0.manifest) }
         ?? .library(CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library))
-    let log = try makeLog(args)
+    let config = try loadConfig(args)
+    // The last warnings and errors, for the status of the control socket and MQTT.
+    let problems = RecentProblems()
+    let base = try makeLog(args)
+    let log = Logger(label: base.label, sink: problems.recording(base.sink))
     Player.installSignalHandlers()
     // One event log for the whole run: the player's events and the imports (it rotates itself).
     let eventLog: EventLog?
@@ -148,7 +152,10 @@ func commandRun(_ argv: [String]) throws -> Exit {
     }
     let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: try loadConfig(args).importSettings,
                                          mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
-                                         eventLog: eventLog, log: log)
+                                         eventLog: eventLog,
+                                         fleet: FleetService(mqtt: config.mqtt, library: args.options["library"] ?? config.library,
+                                                             problems: problems, log: log.child("fleet")),
+                                         log: log)
     return exitCode(supervisor.run())
 }
 

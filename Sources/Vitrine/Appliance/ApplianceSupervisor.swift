@@ -41,6 +41,7 @@ public final class ApplianceSupervisor {
     private let importSettings: ImportSettings
     private let mediaRoot: String
     private let eventLog: EventLog?
+    private let fleet: FleetService?
     private let log: Logger
 
     /// How long the slate shows before the library (or manifest) is looked at again, in seconds.
@@ -51,12 +52,13 @@ public final class ApplianceSupervisor {
     ///   - importSettings, mediaRoot: for USB imports while a library plays.
     ///   - eventLog: one event log for every run and the imports (it rotates itself).
     public init(source: Source, options: RunOptions, importSettings: ImportSettings = ImportSettings(),
-                mediaRoot: String = ImportService.defaultMediaRoot, eventLog: EventLog?, log: Logger) {
+                mediaRoot: String = ImportService.defaultMediaRoot, eventLog: EventLog?, fleet: FleetService? = nil, log: Logger) {
         self.source = source
         self.options = options
         self.importSettings = importSettings
         self.mediaRoot = mediaRoot
         self.eventLog = eventLog
+        self.fleet = fleet
         self.log = log
     }
 
@@ -159,7 +161,7 @@ public final class ApplianceSupervisor {
     /// One run of the appliance.
     private func play(_ manifest: Manifest, catalog: String, options: RunOptions, slate: SlateMessage? = nil,
                       importer: ImportService?) -> (Outcome, RunEnd) {
-        Self.play(manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer, eventLog: eventLog)
+        Self.play(manifest, catalog: catalog, options: options, log: log, slate: slate, importer: importer, eventLog: eventLog, fleet: fleet)
     }
 
     /// Plays one run (`vitrine play`: an ad-hoc playlist), prints its statistics on standard output,
@@ -167,14 +169,15 @@ public final class ApplianceSupervisor {
     /// was asked for or came up, or every item of a catalog that does not loop failed), whatever the
     /// options; a run stopped before its items were all tried played.
     public static func play(_ manifest: Manifest, catalog: String, options: RunOptions, log: Logger) -> Outcome {
-        play(manifest, catalog: catalog, options: options, log: log, slate: nil, importer: nil, eventLog: nil).0
+        play(manifest, catalog: catalog, options: options, log: log, slate: nil, importer: nil, eventLog: nil, fleet: nil).0
     }
 
     private static func play(_ manifest: Manifest, catalog: String, options: RunOptions, log: Logger, slate: SlateMessage?,
-                             importer: ImportService?, eventLog: EventLog?) -> (Outcome, RunEnd) {
+                             importer: ImportService?, eventLog: EventLog?, fleet: FleetService?) -> (Outcome, RunEnd) {
         do {
             let player = Player(manifest: manifest, catalogDirectory: catalog, options: options, log: log, slateMessage: slate)
             player.eventLog = eventLog
+            player.fleet = fleet
             if let importer {
                 // USB sticks and `vitrine import` requests, watched on the run's loop; a finished import
                 // hands its catalog over (at the next item boundary, or at once).

@@ -51,7 +51,28 @@ public final class EventLog: Sendable {
         append("{" + f.map { "\(Self.quote($0.0)):\($0.1)" }.joined(separator: ",") + "}\n")
     }
 
+    /// Observers of every line written (without its newline): the control socket's `observe` and
+    /// MQTT's `…/events`. Called on the writing thread, after the line is in the file.
+    private let lineObservers = Mutex<[UUID: @Sendable (String) -> Void]>([:])
+
+    /// Calls `body` with every line written from now on (JSON, no newline), on the writing thread.
+    @discardableResult
+    public func observeLines(_ body: @escaping @Sendable (String) -> Void) -> UUID {
+        let id = UUID()
+        lineObservers.withLock { $0[id] = body }
+        return id
+    }
+
+    public func removeLineObserver(_ id: UUID) { _ = lineObservers.withLock { $0.removeValue(forKey: id) } }
+
     private func append(_ line: String) {
+        defer {
+            let observers = lineObservers.withLock { Array($0.values) }
+            if !observers.isEmpty {
+                let text = String(line.dropLast())
+                for o in observers { o(text) }
+            }
+        }
         let data = Data(line.utf8)
         file.withLock { f in
             if f.size > 0, f.size + data.count > maxBytes {

@@ -173,6 +173,10 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         return c
     }
 
+    /// The last import's source, outcome, message and UTC time; nil before the first.
+    public var lastImportRecord: ImportRecord? { lock.lock(); defer { lock.unlock() }; return lastImport }
+    private var lastImport: ImportRecord?
+
     /// Whether an import is running.
     public var isImporting: Bool { lock.lock(); defer { lock.unlock() }; return busy }
 
@@ -319,7 +323,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
 
     /// Starts an import on its own thread; false when one is already running.
     @discardableResult
-    private func start(source: String, requestFile: String?) -> Bool {
+    func start(source: String, requestFile: String?) -> Bool {
         lock.lock()
         if busy { lock.unlock(); return false }
         busy = true
@@ -359,6 +363,10 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
 
     private func finish(_ result: ImportResult, source: String, requestFile: String?) {
         eventLog?.writeImportFinished(result, source: source)
+        lock.lock()
+        lastImport = ImportRecord(source: source, outcome: result.outcome.rawValue, message: result.message,
+                                  time: Date().timeIntervalSince1970)
+        lock.unlock()
         var answer = ImportAnswer(outcome: result.outcome.rawValue, message: result.message, problems: result.problems.map(\.description))
         switch result.outcome {
         case .switched:
@@ -446,4 +454,35 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         try? FileSystem.writeAtomically(Array(answer.json.utf8), to: base + ".result")
         try? FileSystem.unlink(requestFile)
     }
+}
+
+/// One finished import, for the status (`ImportService.lastImportRecord`).
+public struct ImportRecord: Sendable, Equatable {
+    /// The stick folder, request path or URL.
+    public var source: String
+    /// `switched`, `refused` or `failed`.
+    public var outcome: String
+    public var message: String
+    /// UTC seconds.
+    public var time: Double
+}
+
+extension ImportService {
+    /// The status's `lastImport`: `{"source", "outcome", "message", "time"}`, or null.
+    var lastImportStatus: JSONValue {
+        guard let r = lastImportRecord else { return .null }
+        return .object([("source", .string(r.source)), ("outcome", .string(r.outcome)), ("message", .string(r.message)),
+                        ("time", .string(EventLog.iso(r.time)))])
+    }
+
+    /// Starts importing the catalog folder (a stick's mount point or its `vitrine/` folder) at
+    /// `source`; nil, or why not (an import is running; a URL without `update.url`).
+    func startImport(source: String) -> String? {
+        if source.hasPrefix("https://") || source.hasPrefix("http://") { return "network imports are not configured (update.url)" }
+        guard source.hasPrefix("/") else { return "expected an absolute folder path or an https:// URL" }
+        return start(source: source, requestFile: nil) ? nil : "an import is already running"
+    }
+
+    /// Polls `update.url` now.
+    func syncNow() -> String? { "network updates are not configured (update.url)" }
 }

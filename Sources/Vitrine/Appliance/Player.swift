@@ -81,6 +81,9 @@ public final class Player {
     /// the next item boundary (or at once: `import.switch: immediate`).
     public var importer: ImportService?
 
+    /// The control socket and MQTT (status, commands, events) for this run, on its run loop.
+    public var fleet: FleetService?
+
     /// Called on the run loop when a catalog from `nextCatalog` takes over: its first item is on
     /// screen (at the item boundary, or at once when `immediate`). The import's banner says so.
     public var catalogStarted: (() -> Void)?
@@ -126,9 +129,10 @@ public final class Player {
                                           engine: engine, virtualClockStart: clockStart, log: log.child("schedule"))
         let cec = CECPower(enabled: options.cecEnabled, port: options.cecPort, log: log.child("cec"))
         scheduled.onPowerChange = { cec.set(on: $0) }
-        if let eventLog = try eventLog ?? options.eventsPath.map({ try EventLog(path: $0) }) {
+        let runEventLog = try eventLog ?? options.eventsPath.map({ try EventLog(path: $0) })
+        if let runEventLog {
             // The observer closure keeps the log open for the whole run.
-            engine.events.observe { eventLog.write($0) }
+            engine.events.observe { runEventLog.write($0) }
         }
         // `jump` needs the catalog: play that item (from `time`), then the rest of the playlist after it.
         // Applied on the run loop between vblanks.
@@ -215,6 +219,16 @@ public final class Player {
         // USB sticks and `vitrine import` requests.
         importer?.attach(to: loop)
         defer { importer?.detach() }
+        // The control socket and MQTT: commands act on this run between vblanks.
+        var reloaded: CatalogSwitch?
+        let control = RunControl(engine: engine, scheduled: scheduled, importer: importer, catalogDirectory: catalogDirectory) { [self] in
+            switch readAgain() {
+            case .success(let next): reloaded = next; engine.presenter.wake(); return nil
+            case .failure(let why): return why.description
+            }
+        }
+        _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog)
+        defer { fleet?.detach(final: Self.stopRequested) }
 
         if startMessage == nil {
             for item in scheduled.start(on: loop) { engine.enqueue(item) }
@@ -233,7 +247,7 @@ public final class Player {
             }, stopsAt: { [unowned engine] in duration.map { $0 - period - engine.secondsOff } }, afterVblank: { [self, unowned engine] in
                 onVblank?(monotonicNow())
                 if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
-                if let next = nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
+                if let next = reloaded.take() ?? nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
                     CatalogSwitch(manifest: $0.manifest, directory: $0.directory,
                                   immediate: importer?.settings.switchMode == .immediate)
                 }) {
@@ -249,6 +263,7 @@ public final class Player {
                         return false
                     }
                     adopt(next, engine: engine, scheduled: scheduled)
+                    control.catalogDirectory = next.directory
                 }
                 for request in requests.take() {
                     switch request.action {
@@ -331,6 +346,26 @@ public final class Player {
         log.info("catalog \(directory) (version \(m.version), \(items.count) items) plays "
                  + (next.immediate ? "now" : "from the next item boundary"))
     }
+
+    /// `reload`: the catalog read again from disk, to play at once: the library's `current` (when
+    /// the run plays the library), else this run's manifest file.
+    private func readAgain() -> Result<CatalogSwitch, ReloadError> {
+        var directory = catalogDirectory
+        if let importer, let found = importer.library.resolve().catalog { directory = found.directory }
+        let path = ["manifest.json", "catalog.json"].map { (directory as NSString).appendingPathComponent($0) }
+            .first { FileManager.default.fileExists(atPath: $0) }
+        guard let path else { return .failure(ReloadError(description: "no manifest.json in \(directory)")) }
+        let result = ManifestParser.load(path: path)
+        guard let manifest = result.manifest, result.errors.isEmpty else {
+            let first = result.errors.prefix(3).map(\.description).joined(separator: "; ")
+            log.error("reload: \(path): \(result.errors.count) problem(s): \(first); the catalog playing is unchanged")
+            return .failure(ReloadError(description: "\(path): \(first)"))
+        }
+        log.info("reload: \(path) (version \(manifest.version)) plays now")
+        return .success(CatalogSwitch(manifest: manifest, directory: directory, immediate: true))
+    }
+
+    struct ReloadError: Error, CustomStringConvertible { var description: String }
 
     /// The zone the schedule reads times of day in: the catalog's `timezone`, else `--timezone` or
     /// the config's, else the system's (`TZ`, `/etc/localtime`). A zone that cannot be read falls

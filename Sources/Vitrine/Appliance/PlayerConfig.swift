@@ -39,6 +39,8 @@ public struct PlayerConfig: Sendable, Equatable {
     /// The schedule's time zone for catalogs that name none (`timezone`, an IANA name such as
     /// `Europe/Paris`, read from the system's tzdata); nil: the system's (`/etc/localtime`).
     public var timezone: String?
+    /// Fleet status, events and commands over MQTT (`mqtt`); nil: none.
+    public var mqtt: MQTTConfig?
 
     public init() {}
 
@@ -123,6 +125,8 @@ public struct PlayerConfig: Sendable, Equatable {
                     default: problems.append("\(at): unknown field \(JSONPath.quoted(k))")
                     }
                 }
+            case "mqtt":
+                mqtt = MQTTConfig.parse(value, problems: &problems)
             case "timezone":
                 timezone = string(value, key)
                 if let z = timezone {

@@ -2,41 +2,40 @@
 // random, its configuration, certificates and password file in a temporary folder.
 import Foundation
 import Testing
-import VitrineTestSupport
-import SystemSupport
+internal import SystemSupport
 
 /// The broker fixture could not be set up: what failed.
-struct BrokerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct BrokerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
-enum Mosquitto {
-    static let broker = "/usr/sbin/mosquitto"
-    static let sub = "/usr/bin/mosquitto_sub"
-    static let pub = "/usr/bin/mosquitto_pub"
-    static let passwd = "/usr/bin/mosquitto_passwd"
-    static let openssl = "/usr/bin/openssl"
+public enum Mosquitto {
+    public static let broker = "/usr/sbin/mosquitto"
+    public static let sub = "/usr/bin/mosquitto_sub"
+    public static let pub = "/usr/bin/mosquitto_pub"
+    public static let passwd = "/usr/bin/mosquitto_passwd"
+    public static let openssl = "/usr/bin/openssl"
 
     /// Whether the broker and its command-line clients are installed (tools/setup).
-    static var installed: Bool {
+    public static var installed: Bool {
         [broker, sub, pub, passwd, openssl, "/usr/bin/stdbuf"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
-    static let absent: Comment = "mosquitto is not installed: run tools/setup"
+    public static let absent: Comment = "mosquitto is not installed: run tools/setup"
 }
 
 /// A test CA and the certificates it signs, made with the openssl CLI (EC P-256, valid 2 days).
-struct TestCertificates {
-    let folder: String
-    var ca: String { folder + "/ca.pem" }
-    var serverCert: String { folder + "/server.pem" }
-    var serverKey: String { folder + "/server.key" }
-    var clientCert: String { folder + "/client.pem" }
-    var clientKey: String { folder + "/client.key" }
+public struct TestCertificates {
+    public let folder: String
+    public var ca: String { folder + "/ca.pem" }
+    public var serverCert: String { folder + "/server.pem" }
+    public var serverKey: String { folder + "/server.key" }
+    public var clientCert: String { folder + "/client.pem" }
+    public var clientKey: String { folder + "/client.key" }
 
     /// Makes the CA, a server certificate for `IP:127.0.0.1` and a client certificate with the
     /// common name `clientName` (the broker's user name with `use_identity_as_username`).
-    init(in folder: String, clientName: String) throws {
+    public init(in folder: String, clientName: String) throws {
         self.folder = folder
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try Subprocess.output(Mosquitto.openssl, ["req", "-x509"] + ec + ["-keyout", folder + "/ca.key", "-out", folder + "/ca.pem",
@@ -52,8 +51,8 @@ struct TestCertificates {
 }
 
 /// One mosquitto process on `127.0.0.1:port`, which can be killed and started again on the same port.
-final class MosquittoBroker {
-    enum Listener {
+public final class MosquittoBroker {
+    public enum Listener {
         /// Plain MQTT, anonymous clients allowed.
         case plain
         /// TLS with the test CA's server certificate; clients log in with this user and password
@@ -63,13 +62,13 @@ final class MosquittoBroker {
         case tlsClientCertificate
     }
 
-    let folder: String
-    let certificates: TestCertificates?
-    private(set) var port: Int = 0
-    private(set) var process: RunningProcess?
+    public let folder: String
+    public let certificates: TestCertificates?
+    public private(set) var port: Int = 0
+    public private(set) var process: RunningProcess?
     private let listener: Listener
 
-    init(_ listener: Listener = .plain, clientName: String = "box-client") throws {
+    public init(_ listener: Listener = .plain, clientName: String = "box-client") throws {
         self.listener = listener
         folder = NSTemporaryDirectory() + "mosquitto-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -114,7 +113,7 @@ final class MosquittoBroker {
     }
 
     /// Starts the broker on `port` and waits (up to 5 s) until the port accepts connections.
-    func start() throws {
+    public func start() throws {
         precondition(process == nil, "the broker is running")
         let conf = folder + "/mosquitto.conf"
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: conf))
@@ -137,7 +136,7 @@ final class MosquittoBroker {
     }
 
     /// Stops the broker by its PID with SIGTERM (a clean exit), and waits for it.
-    func stop() {
+    public func stop() {
         guard let process else { return }
         process.terminate()
         process.wait(timeout: .seconds(5))
@@ -145,7 +144,7 @@ final class MosquittoBroker {
     }
 
     /// Kills the broker by its PID with SIGKILL (a crash: no DISCONNECT to anyone), and waits for it.
-    func kill() {
+    public func kill() {
         guard let process else { return }
         process.send(SIGKILL)
         process.wait(timeout: .seconds(5))
@@ -153,7 +152,7 @@ final class MosquittoBroker {
     }
 
     /// Options for mosquitto_sub and mosquitto_pub to reach this broker.
-    var clientOptions: [String] {
+    public var clientOptions: [String] {
         var options = ["-h", "127.0.0.1", "-p", String(port)]
         if let certificates { options += ["--cafile", certificates.ca] }
         if case let .tlsPassword(username, password) = listener { options += ["-u", username, "-P", password] }
@@ -164,23 +163,23 @@ final class MosquittoBroker {
     }
 
     /// Publishes one message with mosquitto_pub (QoS 1).
-    func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
+    public func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
         try Subprocess.output(Mosquitto.pub, clientOptions + ["-q", "1", "-t", topic, "-m", message] + (retain ? ["-r"] : []))
     }
 
     /// Starts mosquitto_sub for the first message on `topic` (the retained one, if any), waiting 5 s at most.
-    func startReadingRetained(_ topic: String) throws -> RunningProcess {
+    public func startReadingRetained(_ topic: String) throws -> RunningProcess {
         try Subprocess.start(Mosquitto.sub, clientOptions + ["-t", topic, "-C", "1", "-W", "5"])
     }
 
     /// The retained message of `topic` and a newline, read with mosquitto_sub; empty when there is none.
-    func retained(_ topic: String) throws -> String {
+    public func retained(_ topic: String) throws -> String {
         try startReadingRetained(topic).wait(timeout: .seconds(10)).out
     }
 
     /// Starts mosquitto_sub on `topic` (QoS 1, `topic payload` lines), exiting after `count`
     /// messages or `seconds` without one, and waits until the broker acknowledged the subscription.
-    func subscriber(_ topic: String, count: Int, seconds: Int = 15) throws -> RunningProcess {
+    public func subscriber(_ topic: String, count: Int, seconds: Int = 15) throws -> RunningProcess {
         // Through stdbuf: mosquitto_sub's -d lines sit in stdio's buffer when stdout is a pipe.
         let sub = try Subprocess.start("/usr/bin/stdbuf", ["-oL", Mosquitto.sub] + clientOptions + ["-d", "-v", "-q", "1", "-t", topic, "-C", String(count), "-W", String(seconds)])
         guard sub.waitForLine(containing: "received SUBACK", timeout: .seconds(5)) != nil else {
@@ -191,7 +190,7 @@ final class MosquittoBroker {
     }
 
     /// The messages a subscriber printed (`-v`: `topic payload`), without its `-d` debug lines.
-    static func messages(_ sub: RunningProcess) -> [(topic: String, payload: String)] {
+    public static func messages(_ sub: RunningProcess) -> [(topic: String, payload: String)] {
         messageLines(sub).compactMap { line in
             guard let space = line.text.firstIndex(of: " ") else { return nil }
             return (String(line.text[..<space]), String(line.text[line.text.index(after: space)...]))
@@ -200,7 +199,7 @@ final class MosquittoBroker {
 
     /// The lines of a subscriber's messages, timed, without its `-d` debug lines
     /// (`Client null sending CONNECT`, `Subscribed (mid: 1): 1`).
-    static func messageLines(_ sub: RunningProcess) -> [SubprocessLine] {
+    public static func messageLines(_ sub: RunningProcess) -> [SubprocessLine] {
         sub.lines.filter { $0.stream == .standardOutput && !$0.text.hasPrefix("Client ") && !$0.text.hasPrefix("Subscribed (mid") }
     }
 }

@@ -1,0 +1,188 @@
+import Foundation
+import Synchronization
+import SystemSupport
+import VitrineCore
+import RunLoop
+import MQTT
+
+/// The box's faces to the outside, for every run of the appliance: the command vocabulary
+/// (`ControlCommands`) on MQTT's `…/cmd` (allow-listed) and on the local control socket (all of
+/// it), the retained status on `…/status`, and the event log's lines on `…/events`.
+///
+/// Made once per process; each `Player` run attaches it to its run loop (`attach`) and detaches
+/// it when the run ends (a display restart reconnects within a second; the broker keeps the
+/// retained status meanwhile, and no will is sent: the run ends with a DISCONNECT). Everything
+/// runs on the loop's thread; lines logged on other threads hop onto it through a `LoopWaker`.
+public final class FleetService: @unchecked Sendable {  // loop-confined state; `pendingLines` is behind its Mutex
+    public let mqtt: MQTTConfig?
+    /// Where `screenshot path` writes (inside the library).
+    public let screenshotFolder: String
+    public let problems: RecentProblems?
+    private let log: Logger
+    /// `CLOCK_MONOTONIC` seconds when the process made this service (the status's `uptime`).
+    private let startedAt = monotonicNow()
+
+    /// The run attached, and its pieces.
+    private var loop: EventLoop?
+    private var client: MQTTClient?
+    private var topics: FleetTopics?
+    private var statusTimer: LoopTimer?
+    private var waker: LoopWaker?
+    private var lineObserver: UUID?
+    private weak var eventLog: EventLog?
+    private(set) var commands: ControlCommands?
+    /// Event lines waiting for the loop (written on any thread), at most `maxPendingLines`.
+    private let pendingLines = Mutex<[String]>([])
+    static let maxPendingLines = 1000
+    /// Called on the loop with each event line (the control socket's `observe`).
+    var onEventLine: ((String) -> Void)?
+    /// The last status published, to publish again only on change (between the periodic ones).
+    private var lastPublished: String?
+
+    /// - Parameters:
+    ///   - mqtt: the config's `mqtt`; nil for no MQTT.
+    ///   - library: the library folder; screenshots go to `<library>/screenshots`.
+    ///   - problems: the recent warnings and errors the status reports.
+    public init(mqtt: MQTTConfig?, library: String, problems: RecentProblems?, log: Logger) {
+        self.mqtt = mqtt
+        self.screenshotFolder = library + "/screenshots"
+        self.problems = problems
+        self.log = log
+    }
+
+    /// The status fields that are the process's, not the run's.
+    private func processStatus() -> [(key: String, value: JSONValue)] {
+        var f: [(key: String, value: JSONValue)] = []
+        if let topics { f += [("site", .string(topics.site)), ("box", .string(topics.box))] }
+        f.append(("uptime", .double(monotonicNow() - startedAt, digits: 1)))
+        f.append(("wall", .string(EventLog.iso(Date().timeIntervalSince1970))))
+        if let problems { f.append(("errors", problems.json)) }
+        return f
+    }
+
+    /// Starts serving `target` (the run's engine and schedule) on `loop`, the calling thread's.
+    /// Connects to the broker when `mqtt` is set; a broker that cannot be reached is retried with
+    /// backoff and never holds playback up.
+    func attach(to loop: EventLoop, target: ControlTarget, eventLog: EventLog?) -> ControlCommands {
+        loop.assertInLoop()
+        self.loop = loop
+        let commands = ControlCommands(networkAllow: mqtt?.allow ?? ControlCommands.defaultNetworkAllow,
+                                       screenshotFolder: screenshotFolder, log: log.child("control"))
+        commands.target = target
+        commands.extraStatus = { [unowned self] in processStatus() }
+        self.commands = commands
+        let waker = loop.makeWaker { [unowned self] in drainLines() }
+        self.waker = waker
+        commands.onLoop = { work in _ = waker.execute(work) }
+        if let eventLog {
+            self.eventLog = eventLog
+            lineObserver = eventLog.observeLines { [weak self] line in
+                guard let self else { return }
+                let first = pendingLines.withLock { l -> Bool in
+                    if l.count >= Self.maxPendingLines { l.removeFirst() }
+                    l.append(line)
+                    return l.count == 1
+                }
+                if first { _ = waker.wake() }
+            }
+        }
+        if let mqtt { startMQTT(mqtt, loop: loop) }
+        return commands
+    }
+
+    private func startMQTT(_ config: MQTTConfig, loop: EventLoop) {
+        do {
+            let topics = try FleetTopics(site: config.site, box: config.boxName)
+            self.topics = topics
+            let client = try MQTTClient(settings: try config.settings(topics: topics), loop: loop) { [log] line in log.info(line) }
+            client.onConnect = { [unowned self] in publishStatus(force: true) }
+            for filter in [topics.cmd, topics.broadcastCmd] {
+                try client.subscribe(filter) { [unowned self] _, payload in command(payload) }
+            }
+            self.client = client
+            client.start()
+            statusTimer = loop.scheduleRepeatingTimer(every: .milliseconds(Int64(config.statusInterval * 1000))) { [unowned self] _ in
+                publishStatus(force: true)
+            }
+        } catch {
+            log.error("mqtt: not connecting: \(error)")
+        }
+    }
+
+    /// A command from `…/cmd` or `…/all/cmd`: `{"command": [...], "request_id": N}`; the reply
+    /// goes to `…/reply` with the same `request_id`.
+    private func command(_ payload: [UInt8]) {
+        guard let commands, let topics else { return }
+        let request: JSONValue
+        do { request = try JSONValue(parsing: payload, options: .init(maxDepth: 16, maxBytes: 64 << 10)) } catch {
+            publish(topics.reply, ControlReply.error("invalid JSON", "\(error)").json(requestID: nil))
+            return
+        }
+        let id = request["request_id"]
+        guard case let .array(command)? = request["command"] else {
+            publish(topics.reply, ControlReply.error(ControlReply.invalidParameter, "expected {\"command\": [NAME, …], \"request_id\": N}").json(requestID: id))
+            return
+        }
+        let name = command.first?.stringValue ?? "?"
+        log.info("mqtt command \(name)" + (id.map { " (request_id \($0.text))" } ?? ""))
+        commands.execute(command, origin: .network) { [weak self] reply in
+            self?.publish(topics.reply, reply.json(requestID: id))
+            if reply.error == ControlReply.success && name != "status" && name != "screenshot" { self?.publishStatus(force: false) }
+        }
+    }
+
+    private func publish(_ topic: String, _ text: String, retain: Bool = false) {
+        do { try client?.publish(topic, Array(text.utf8), qos: 1, retain: retain) } catch { log.error("mqtt: publish on \(topic): \(error)") }
+    }
+
+    /// Publishes the retained status; unless `force`, only when it differs from the last one in
+    /// more than its times.
+    func publishStatus(force: Bool) {
+        guard let client, let topics, let commands else { return }
+        let status = commands.status()
+        var comparable = status
+        if case let .object(m) = status { comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }) }
+        let key = comparable.text
+        if !force && key == lastPublished { return }
+        lastPublished = key
+        _ = client
+        publish(topics.status, status.text, retain: true)
+    }
+
+    /// The event lines logged since the last wake: to `…/events` and to the socket's observers.
+    private func drainLines() {
+        let lines = pendingLines.withLock { l -> [String] in defer { l.removeAll() }; return l }
+        guard !lines.isEmpty else { return }
+        var changed = false
+        for line in lines {
+            onEventLine?(line)
+            // Proof of play, not the position every quarter second (`progress` stays on the socket).
+            if let topics, mqtt?.events == true, !line.hasPrefix("{\"event\":\"progress\"") { publish(topics.events, line) }
+            if line.contains("\"event\":\"scheduleChanged\"") || line.contains("\"event\":\"displayPower\"")
+                || line.contains("\"event\":\"import") || line.contains("\"event\":\"nowPlayingChanged\"") {
+                changed = true
+            }
+        }
+        if changed { publishStatus(force: false) }
+    }
+
+    /// Ends the run's part: the broker connection with a DISCONNECT (after `{"online":false}` when
+    /// `final`, the process stopping), the timers, the observer.
+    func detach(final: Bool) {
+        if let id = lineObserver { eventLog?.removeLineObserver(id) }
+        lineObserver = nil
+        statusTimer?.cancel()
+        statusTimer = nil
+        if let client {
+            if final, let topics { publish(topics.status, #"{"online":false}"#, retain: true) }
+            client.stop()
+            // The DISCONNECT (and the offline status) are written within the loop's next turns.
+            if let loop { for _ in 0..<20 where client.isConnected { try? loop.runOnce(timeout: .milliseconds(10)) } }
+        }
+        client = nil
+        commands?.target = nil
+        commands = nil
+        waker = nil
+        loop = nil
+    }
+}
