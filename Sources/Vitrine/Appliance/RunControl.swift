@@ -77,8 +77,10 @@ final class RunControl: ControlTarget {
         return copy
     }
 
+    /// Through the engine's dispatcher, as a cue point or a button: an `action` event, the bus
+    /// (`jump`, interrupts), and the engine's own share after the next vblank.
     func post(_ action: Action, source: String) {
-        engine.actions.post(action, source: source)
+        engine.dispatcher.dispatch(action, source: source)
         engine.presenter.wake()
     }
 
