@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CRunLoop"),
+        .target(name: "CControlSocket"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCEC", pkgConfig: "libcec", providers: [.apt(["libcec-dev", "libp8-platform-dev"])]),
@@ -55,6 +56,9 @@ let package = Package(
         // Fleet status and commands over MQTT through libmosquitto, driven by the event loop
         // (no thread of libmosquitto's own).
         .target(name: "MQTT", dependencies: ["CMosquitto", "RunLoop", "SystemSupport"]),
+        // The local control socket (/run/vitrine/control.sock): newline-delimited JSON requests and
+        // replies in the style of mpv's IPC, on the event loop, and its blocking client. See docs/control.md.
+        .target(name: "ControlSocket", dependencies: ["CControlSocket", "RunLoop", "SystemSupport", "VitrineCore"]),
         // HTTPS downloads through libcurl (conditional GETs, Range resume, SHA-256 while writing) and
         // the catalog poller over an `update.url` folder. See docs/network.md.
         .target(name: "HTTPFetch", dependencies: ["CCurl", "Crypto", "FileIO", "SystemSupport"]),
@@ -67,9 +71,11 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport", "MQTT"]),
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport",
+                                                "ControlSocket", "MQTT"]),
 
-        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify"]),
+        .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify",
+                                                   "ControlSocket"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
         // An event loop with one timer or one signal handler: its idle CPU is measured with
@@ -102,9 +108,12 @@ let package = Package(
         .testTarget(name: "CECTests", dependencies: ["CEC"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "RunLoop", "SystemSupport", "VitrineTestSupport", "mqtt-probe"]),
         .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "RunLoop", "SystemSupport", "VitrineCore",
+                                                             "VitrineTestSupport", "vitrine"]),
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "VitrineTestSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
-        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "CEC", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "CEC", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport",
+                                                       "ControlSocket"]),
     ]
 )

@@ -59,6 +59,14 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let noMedium = Errno(ENOMEDIUM)
     /// `ECANCELED`: a `TFD_TIMER_CANCEL_ON_SET` timerfd saw a step of the wall clock.
     public static let canceled = Errno(ECANCELED)
+    /// `ECONNREFUSED`: nothing listens on the socket (a Unix socket file left by a dead process).
+    public static let connectionRefused = Errno(ECONNREFUSED)
+    /// `ECONNRESET`: the peer closed with data of ours unread.
+    public static let connectionReset = Errno(ECONNRESET)
+    /// `ECONNABORTED`: a connection gave up before `accept` took it.
+    public static let connectionAborted = Errno(ECONNABORTED)
+    /// `EADDRINUSE`: the address (a socket path) is bound already.
+    public static let addressInUse = Errno(EADDRINUSE)
 
     /// The calling thread's `errno`.
     package static var current: Errno {
@@ -92,6 +100,7 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
         ENAMETOOLONG: "ENAMETOOLONG", ENOSYS: "ENOSYS", ENOTEMPTY: "ENOTEMPTY", ELOOP: "ELOOP",
         ESTRPIPE: "ESTRPIPE", EBADFD: "EBADFD", EOPNOTSUPP: "EOPNOTSUPP", ETIMEDOUT: "ETIMEDOUT",
         ESTALE: "ESTALE", EDQUOT: "EDQUOT", ENOMEDIUM: "ENOMEDIUM", ECANCELED: "ECANCELED",
+        ECONNREFUSED: "ECONNREFUSED", ECONNRESET: "ECONNRESET", ECONNABORTED: "ECONNABORTED", EADDRINUSE: "EADDRINUSE",
     ]
 }
 

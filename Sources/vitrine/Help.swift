@@ -15,6 +15,7 @@ commands:
   schedule   list when a catalog's schedule changes playlist and turns the display on or off
   probe      list DRM devices, connectors, modes, planes, ALSA PCMs, and what is missing
   bench      decode, convert and present one file untimed; print frames per second
+  ctl        send a command to the running player through its control socket
 
 Run `vitrine <command> --help` (or -h) for a command's options, `man vitrine` for the manual.
 exit codes: 0 ok, 64 usage, 65 invalid manifest or media, 66 catalog not found,
@@ -162,6 +163,32 @@ options:
   -h, --help               this help
 """
 
+let ctlHelp = """
+usage: vitrine ctl [--socket PATH] [--json] [--timeout S] COMMAND [ARGS…]
+       vitrine ctl observe
+       vitrine ctl screenshot --out FILE
+
+Sends one command to the running player through its control socket and prints the data of the
+reply as indented JSON (nothing when it is null). The request is {"command": [COMMAND, ARGS…],
+"request_id": 1}: an argument that reads as a JSON number, true or false is sent as that value
+(set-volume 0.5, tap 100 200, jump promo 12.5), any other as a string; one that starts with "-"
+and is no number goes after --. `observe` prints the player's events, one JSON line each, until
+the player closes the connection (or Ctrl-C). `screenshot --out FILE` writes the PNG the player
+sends to FILE; when the player names a file it wrote, that path is printed. The commands the
+player takes are in docs/control.md.
+
+options:
+  --socket PATH            the control socket (default: $VITRINE_CONTROL_SOCKET, else
+                           /run/vitrine/control.sock)
+  --json                   print the reply line as received instead of its data
+  --timeout S              seconds to wait for the connection and for the reply (default 10)
+  --out FILE               screenshot: write the PNG to FILE
+  -h, --help               this help
+
+exit codes: 0 success, 1 the player answered with an error (printed on stderr) or did not answer
+in time, 69 nothing listens on the socket (no player running), 64 usage.
+"""
+
 /// A command of `vitrine`: its name, what runs it, and its usage text.
 struct Command: Sendable {
     var name: String
@@ -175,4 +202,5 @@ let commands: [Command] = [
     Command(name: "play", run: commandPlay, help: playHelp), Command(name: "validate", run: commandValidate, help: validateHelp),
     Command(name: "schedule", run: commandSchedule, help: scheduleHelp),
     Command(name: "probe", run: commandProbe, help: probeHelp), Command(name: "bench", run: commandBench, help: benchHelp),
+    Command(name: "ctl", run: commandCtl, help: ctlHelp),
 ]

@@ -153,7 +153,7 @@ func commandRun(_ argv: [String]) throws -> Exit {
     let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: try loadConfig(args).importSettings,
                                          mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
                                          eventLog: eventLog,
-                                         fleet: FleetService(mqtt: config.mqtt, library: args.options["library"] ?? config.library,
+                                         fleet: FleetService(mqtt: config.mqtt, control: config.control, library: args.options["library"] ?? config.library,
                                                              problems: problems, log: log.child("fleet")),
                                          log: log)
     return exitCode(supervisor.run())

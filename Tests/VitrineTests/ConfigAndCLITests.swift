@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vitrine
+import ControlSocket
 import VitrineCore
 import VitrineTestSupport
 
@@ -14,6 +15,7 @@ struct ConfigTests {
         #expect(c.library == "/var/lib/vitrine" && c.output == .auto && c.connector == nil && c.audioDevice == nil)
         #expect(c.periodFrames == 1024 && c.bufferFrames == 4096)
         #expect(c.headlessWidth == 1280 && c.headlessHeight == 720 && c.headlessRefresh == 30)
+        #expect(c.control == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: nil))
     }
 
     @Test("input.calibration takes libinput's six numbers; anything else is an error")
@@ -31,6 +33,46 @@ struct ConfigTests {
             guard let e = error as? ConfigError else { return false }
             return e.problems == [#"["x\ninput.calibration: fine"]: unknown field "x\ninput.calibration: fine""#,
                                   #"audio["a: b"]: unknown field "a: b""#]
+        }
+    }
+
+    @Test("control: enabled, path and group, with their defaults")
+    func controlSettings() throws {
+        let defaults = try PlayerConfig(json: Array("{}".utf8)).control
+        #expect(defaults == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: nil))
+        let c = try PlayerConfig(json: Array(#"{"control": {"enabled": false, "path": "/run/vitrine/ctl.sock", "group": "vitrine-admin"}}"#.utf8))
+        #expect(c.control == ControlSettings(enabled: false, path: "/run/vitrine/ctl.sock", group: "vitrine-admin"))
+        #expect(try PlayerConfig(json: Array(#"{"control": {"group": null}}"#.utf8)).control.group == nil)
+    }
+
+    @Test("control: every wrong value is a problem naming its path")
+    func controlProblems() {
+        let long = "/run/" + String(repeating: "s", count: 103)
+        #expect {
+            _ = try PlayerConfig(json: Array(("{\"control\": {\"enabled\": \"yes\", \"path\": \"control.sock\", \"group\": \"\", "
+                                              + "\"mode\": 432}}").utf8))
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.problems == ["control.enabled: expected true or false",
+                                  "control.path: expected an absolute path such as \"/run/vitrine/control.sock\"",
+                                  "control.group: expected a group name such as \"vitrine-admin\", or null",
+                                  "control.mode: unknown field \"mode\""]
+        }
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"control": {"path": "\#(long)", "group": "a b"}}"#.utf8))
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.problems == ["control.path: 108 bytes, longer than the 107 a Unix socket path holds",
+                                  "control.group: expected a group name such as \"vitrine-admin\", or null"]
+        }
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"control": true}"#.utf8))
+        } throws: { error in (error as? ConfigError)?.problems == ["control: expected an object"] }
+        #expect {
+            _ = try PlayerConfig(json: Array(#"{"control": {"path": 5, "enabled": null}}"#.utf8))
+        } throws: { error in
+            (error as? ConfigError)?.problems == ["control.path: expected an absolute path such as \"/run/vitrine/control.sock\"",
+                                                  "control.enabled: expected true or false"]
         }
     }
 

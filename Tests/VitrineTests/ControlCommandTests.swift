@@ -7,6 +7,14 @@ import Media
 @testable import Vitrine
 import VitrineCore
 import VitrineTestSupport
+import ControlSocket
+
+extension Result where Success == JSONValue?, Failure == ControlError {
+    /// `"success"` or the error's code, as the reply line's `error`.
+    var errorText: String { switch self { case .success: return "success"; case .failure(let e): return e.code.rawValue } }
+    var data: JSONValue? { if case .success(let d) = self { return d }; return nil }
+    var message: String? { if case .failure(let e) = self { return e.message }; return nil }
+}
 
 @Suite(.serialized)
 struct ControlCommandTests {
@@ -36,7 +44,7 @@ struct ControlCommandTests {
     /// Runs the catalog for `seconds` of catalog time; `script[n]` runs on the loop after vblank n
     /// with the engine and the commands. Returns the replies by vblank.
     func run(_ dir: String, seconds: Double, library: String,
-             script: [Int: (PlaybackEngine, ControlCommands, @escaping (ControlReply) -> Void) -> Void]) throws -> [Int: [ControlReply]] {
+             script: [Int: (PlaybackEngine, ControlCommands, @escaping (CommandResult) -> Void) -> Void]) throws -> [Int: [CommandResult]] {
         var o = RunOptions()
         o.output = .headless
         o.duration = seconds
@@ -48,7 +56,7 @@ struct ControlCommandTests {
         player.fleet = fleet
         var engine: PlaybackEngine?
         player.configureEngine = { engine = $0 }
-        var replies: [Int: [ControlReply]] = [:]
+        var replies: [Int: [CommandResult]] = [:]
         var vblank = 0
         player.onVblank = { _ in
             vblank += 1
@@ -115,7 +123,7 @@ struct ControlCommandTests {
 
         // status: the catalog, the item, the display, the frames so far.
         let status = try #require(replies[5]?.first?.data)
-        #expect(replies[5]?.first?.error == "success")
+        #expect(replies[5]?.first?.errorText == "success")
         #expect(status["catalog"]?["version"]?.doubleValue == 3)
         #expect(status["item"]?["id"]?.stringValue == "red")
         #expect(status["display"]?["width"]?.doubleValue == 160 && status["display"]?["height"]?.doubleValue == 90)
@@ -136,9 +144,9 @@ struct ControlCommandTests {
 
         // The errors, each with its kind.
         let eight = replies[8] ?? []
-        #expect(eight.map(\.error) == ["invalid parameter", "success", "invalid parameter", "success", "invalid parameter",
+        #expect(eight.map(\.errorText) == ["invalid parameter", "success", "invalid parameter", "success", "invalid parameter",
                                        "invalid parameter", "command not allowed"])
-        #expect(eight[0].data?["message"]?.stringValue == #"show-overlay: no overlay "nope" in the catalog playing"#)
+        #expect(eight[0].message == #"show-overlay: no overlay "nope" in the catalog playing"#)
 
         #expect(states["paused"] == "paused" && states["resumed"] == "playing")
         #expect(volumes == [0.25])
@@ -148,7 +156,7 @@ struct ControlCommandTests {
         #expect(playing[45] == "promo")
         #expect(playing[50] != "promo")
         // reload: the manifest on disk (version 4) plays at once.
-        #expect(replies[50]?.first?.error == "success")
+        #expect(replies[50]?.first?.errorText == "success")
         #expect(replies[60]?.first?.data?["catalog"]?["version"]?.doubleValue == 4)
         #expect(replies[60]?.first?.data?["catalog"]?["title"]?.stringValue == "Control v4")
     }
@@ -164,8 +172,8 @@ struct ControlCommandTests {
             },
             5: { _, c, r in c.execute([.string("status")], origin: .local, reply: r) },
         ])
-        #expect(replies[3]?.first?.error == "error running command")
-        #expect(replies[3]?.first?.data?["message"]?.stringValue?.contains("version") == true)
+        #expect(replies[3]?.first?.errorText == "error running command")
+        #expect(replies[3]?.first?.message?.contains("version") == true)
         #expect(replies[5]?.first?.data?["catalog"]?["version"]?.doubleValue == 3)
         #expect(replies[5]?.first?.data?["item"]?["id"]?.stringValue == "red")
     }

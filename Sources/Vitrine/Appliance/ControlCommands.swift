@@ -2,40 +2,17 @@ import Foundation
 import Synchronization
 import Media
 import VitrineCore
+import ControlSocket
 
-/// The reply to one command, in the style of mpv's JSON IPC (`docs/control.md`):
-/// `{"request_id": N, "error": "success", "data": …}`.
-public struct ControlReply: Sendable, Equatable {
-    /// `"success"`, or what went wrong: mpv's `"unknown command"`, `"invalid parameter"`,
-    /// `"error running command"`, or ours: `"command not allowed"` (the network allow-list),
-    /// `"unavailable"` (nothing to do it with, e.g. `sync-now` without `update.url`).
-    public var error: String
-    /// The command's result; nil leaves `data` out.
-    public var data: JSONValue?
+/// What a command answers: its data (nil: `null`), or an error in mpv's words
+/// (`ControlSocket`'s `ControlProtocol.reply` writes either as the reply line).
+public typealias CommandResult = Result<JSONValue?, ControlError>
 
-    public init(error: String = ControlReply.success, data: JSONValue? = nil) { self.error = error; self.data = data }
-
-    public static let success = "success"
-    public static let unknownCommand = "unknown command"
-    public static let invalidParameter = "invalid parameter"
-    public static let failed = "error running command"
-    public static let notAllowed = "command not allowed"
-    public static let unavailable = "unavailable"
-
-    /// An error reply whose `data` is `{"message": message}`.
-    public static func error(_ error: String, _ message: String) -> ControlReply {
-        ControlReply(error: error, data: .object([("message", .string(message))]))
-    }
-
-    /// The reply line: `{"request_id":…,"error":…,"data":…}` (no newline); `request_id` is left
-    /// out when the request had none.
-    public func json(requestID: JSONValue?) -> String {
-        var members: [(key: String, value: JSONValue)] = []
-        if let requestID { members.append(("request_id", requestID)) }
-        members.append(("error", .string(error)))
-        if let data { members.append(("data", data)) }
-        return JSONValue.object(members).text
-    }
+extension ControlError.Code {
+    /// A command the config's `mqtt.allow` does not let the network run.
+    public static let notAllowed = ControlError.Code(rawValue: "command not allowed")
+    /// Nothing to do it with (no catalog playing, `sync-now` without `update.url`).
+    public static let unavailable = ControlError.Code(rawValue: "unavailable")
 }
 
 /// Where a command came from: the local control socket (every command), or the network (MQTT,
@@ -103,30 +80,30 @@ final class ControlCommands {
     }
 
     /// Runs one command; `reply` is called once, on the loop's thread (at once, or later for `screenshot`).
-    func execute(_ command: [JSONValue], origin: ControlOrigin, reply: @escaping (ControlReply) -> Void) {
+    func execute(_ command: [JSONValue], origin: ControlOrigin, reply: @escaping (CommandResult) -> Void) {
         guard let name = command.first?.stringValue else {
-            reply(.error(ControlReply.invalidParameter, "command: expected an array whose first element is the command's name"))
+            reply(.failure(.invalidParameter("command: expected an array whose first element is the command's name")))
             return
         }
         let args = Array(command.dropFirst())
         guard Self.names.contains(name) else {
             let near = Spelling.suggestion(for: name, among: Self.names).map { " (did you mean \($0)?)" } ?? ""
-            reply(.error(ControlReply.unknownCommand, "\(name): no such command\(near)"))
+            reply(.failure(.unknownCommand("\(name): no such command\(near)")))
             return
         }
         if origin == .network && !networkAllow.contains(name) {
-            reply(.error(ControlReply.notAllowed, "\(name) is not in the config's mqtt.allow"))
+            reply(.failure(ControlError(.notAllowed, "\(name) is not in the config's mqtt.allow")))
             return
         }
-        guard let target else { reply(.error(ControlReply.unavailable, "nothing is playing")); return }
-        func bad(_ why: String) { reply(.error(ControlReply.invalidParameter, "\(name): \(why)")) }
+        guard let target else { reply(.failure(ControlError(.unavailable, "nothing is playing"))); return }
+        func bad(_ why: String) { reply(.failure(.invalidParameter("\(name): \(why)"))) }
         func done(_ problem: String?) {
-            if let problem { reply(.error(ControlReply.failed, "\(name): \(problem)")) } else { reply(ControlReply()) }
+            if let problem { reply(.failure(.commandFailed("\(name): \(problem)"))) } else { reply(.success(nil)) }
         }
         let source = origin == .local ? "control" : "mqtt"
         switch name {
         case "status":
-            reply(ControlReply(data: status()))
+            reply(.success(status()))
         case "screenshot":
             let mode = args.first?.stringValue ?? "base64"
             guard args.count <= 1, mode == "base64" || mode == "path" else { bad("expected no argument, \"base64\" or \"path\""); return }
@@ -134,27 +111,27 @@ final class ControlCommands {
         case "show-overlay":
             guard args.count == 1, let id = args[0].stringValue else { bad("expected an overlay id"); return }
             guard target.hasOverlay(id) else { bad("no overlay \(JSONPath.quoted(id)) in the catalog playing"); return }
-            target.post(.showOverlay(id), source: source); reply(ControlReply())
+            target.post(.showOverlay(id), source: source); reply(.success(nil))
         case "hide-overlays", "pause", "resume", "interrupt-stop":
             guard args.isEmpty else { bad("takes no argument"); return }
             let action: Action = name == "pause" ? .pause : name == "resume" ? .resume : name == "hide-overlays" ? .hideOverlays : .endInterrupt
-            target.post(action, source: source); reply(ControlReply())
+            target.post(action, source: source); reply(.success(nil))
         case "jump":
             guard (1...2).contains(args.count), let id = args[0].stringValue else { bad("expected an item id and an optional time in seconds"); return }
             let time = args.count == 2 ? args[1].doubleValue : nil
             if args.count == 2, time == nil || !time!.isFinite || time! < 0 { bad("the time must be seconds ≥ 0"); return }
             guard target.hasItem(id) else { bad("no item \(JSONPath.quoted(id)) in the catalog playing"); return }
-            target.post(.jump(item: id, time: time), source: source); reply(ControlReply())
+            target.post(.jump(item: id, time: time), source: source); reply(.success(nil))
         case "set-volume":
             guard args.count == 1, let v = args[0].doubleValue, v.isFinite, (0...1).contains(v) else { bad("expected a gain from 0 to 1"); return }
-            target.post(.setVolume(v), source: source); reply(ControlReply())
+            target.post(.setVolume(v), source: source); reply(.success(nil))
         case "tap":
             let size = target.screenSize
             guard args.count == 2, let x = args[0].doubleValue, let y = args[1].doubleValue,
                   x >= 0, y >= 0, x < Double(size.width), y < Double(size.height) else {
                 bad("expected X and Y, screen pixels inside \(size.width)x\(size.height)"); return
             }
-            if target.tap(x: x, y: y) { reply(ControlReply()) } else { done("the display is off") }
+            if target.tap(x: x, y: y) { reply(.success(nil)) } else { done("the display is off") }
         case "reload":
             guard args.isEmpty else { bad("takes no argument"); return }
             done(target.reload())
@@ -169,7 +146,7 @@ final class ControlCommands {
             if kind == "playlist" && !target.hasPlaylist(id) { bad("no playlist \(JSONPath.quoted(id)) in the catalog playing"); return }
             if kind == "overlay" && !target.hasOverlay(id) { bad("no overlay \(JSONPath.quoted(id)) in the catalog playing"); return }
             let content: InterruptAction.Content = kind == "playlist" ? .playlist(id) : .overlay(id)
-            target.post(.interrupt(InterruptAction(content: content, timeout: timeout)), source: source); reply(ControlReply())
+            target.post(.interrupt(InterruptAction(content: content, timeout: timeout)), source: source); reply(.success(nil))
         case "import":
             guard args.count == 1, let s = args[0].stringValue, !s.isEmpty else { bad("expected a folder or an https:// URL"); return }
             done(target.startImport(s))
@@ -177,20 +154,20 @@ final class ControlCommands {
             guard args.isEmpty else { bad("takes no argument"); return }
             done(target.syncNow())
         default:  // observe: the socket's own; over MQTT the events have their own topic
-            reply(.error(ControlReply.unavailable, "\(name): only on the control socket (MQTT publishes events on …/events)"))
+            reply(.failure(ControlError(.unavailable, "\(name): only on the control socket (MQTT publishes events on …/events)")))
         }
     }
 
     /// The picture on screen as PNG: its bytes in base64 (`{"png_base64", "width", "height"}`), or
     /// a file in `screenshotFolder` (`{"path", "width", "height"}`; the last 5 are kept). The
     /// copy is taken now, on the loop; the PNG is encoded on a thread of its own.
-    private func screenshot(_ target: ControlTarget, toFile: Bool, reply: @escaping (ControlReply) -> Void) {
-        guard let image = target.screenImage() else { reply(.error(ControlReply.failed, "screenshot: nothing on screen yet")); return }
+    private func screenshot(_ target: ControlTarget, toFile: Bool, reply: @escaping (CommandResult) -> Void) {
+        guard let image = target.screenImage() else { reply(.failure(.commandFailed("screenshot: nothing on screen yet"))); return }
         let folder = screenshotFolder, log = log
         let box = UncheckedReply(reply)
         let hop = onLoop
         Thread.detachNewThread {
-            let result: ControlReply
+            let result: CommandResult
             do {
                 let png = try image.withTarget { try PNGWriter.encode($0) }
                 var data: [(key: String, value: JSONValue)] = [("width", .int(image.width)), ("height", .int(image.height))]
@@ -205,10 +182,10 @@ final class ControlCommands {
                 } else {
                     data.insert(("png_base64", .string(Data(png).base64EncodedString())), at: 0)
                 }
-                result = ControlReply(data: .object(data))
+                result = .success(.object(data))
             } catch {
                 log.error("screenshot: \(error)")
-                result = .error(ControlReply.failed, "screenshot: \(error)")
+                result = .failure(.commandFailed("screenshot: \(error)"))
             }
             hop { box.reply(result) }
         }
@@ -217,8 +194,8 @@ final class ControlCommands {
 
 /// A reply closure carried to another thread and back: it is only ever called on the loop's thread.
 private final class UncheckedReply: @unchecked Sendable {
-    let reply: (ControlReply) -> Void
-    init(_ reply: @escaping (ControlReply) -> Void) { self.reply = reply }
+    let reply: (CommandResult) -> Void
+    init(_ reply: @escaping (CommandResult) -> Void) { self.reply = reply }
 }
 
 /// The last warnings and errors logged (for `status`), newest last, at most `capacity`.

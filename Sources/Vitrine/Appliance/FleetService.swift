@@ -4,6 +4,7 @@ import SystemSupport
 import VitrineCore
 import RunLoop
 import MQTT
+import ControlSocket
 
 /// The box's faces to the outside, for every run of the appliance: the command vocabulary
 /// (`ControlCommands`) on MQTT's `…/cmd` (allow-listed) and on the local control socket (all of
@@ -15,6 +16,8 @@ import MQTT
 /// runs on the loop's thread; lines logged on other threads hop onto it through a `LoopWaker`.
 public final class FleetService: @unchecked Sendable {  // loop-confined state; `pendingLines` is behind its Mutex
     public let mqtt: MQTTConfig?
+    /// The local control socket (`control`); nil or not `enabled`: none.
+    public let control: ControlSettings?
     /// Where `screenshot path` writes (inside the library).
     public let screenshotFolder: String
     public let problems: RecentProblems?
@@ -29,13 +32,14 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     private var statusTimer: LoopTimer?
     private var waker: LoopWaker?
     private var lineObserver: UUID?
+    private var hubObserver: UUID?
     private weak var eventLog: EventLog?
+    private weak var hub: EventHub?
+    private var server: ControlServer?
     private(set) var commands: ControlCommands?
     /// Event lines waiting for the loop (written on any thread), at most `maxPendingLines`.
     private let pendingLines = Mutex<[String]>([])
     static let maxPendingLines = 1000
-    /// Called on the loop with each event line (the control socket's `observe`).
-    var onEventLine: ((String) -> Void)?
     /// The last status published, to publish again only on change (between the periodic ones).
     private var lastPublished: String?
 
@@ -43,8 +47,9 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     ///   - mqtt: the config's `mqtt`; nil for no MQTT.
     ///   - library: the library folder; screenshots go to `<library>/screenshots`.
     ///   - problems: the recent warnings and errors the status reports.
-    public init(mqtt: MQTTConfig?, library: String, problems: RecentProblems?, log: Logger) {
+    public init(mqtt: MQTTConfig?, control: ControlSettings? = nil, library: String, problems: RecentProblems?, log: Logger) {
         self.mqtt = mqtt
+        self.control = control
         self.screenshotFolder = library + "/screenshots"
         self.problems = problems
         self.log = log
@@ -63,7 +68,9 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// Starts serving `target` (the run's engine and schedule) on `loop`, the calling thread's.
     /// Connects to the broker when `mqtt` is set; a broker that cannot be reached is retried with
     /// backoff and never holds playback up.
-    func attach(to loop: EventLoop, target: ControlTarget, eventLog: EventLog?) -> ControlCommands {
+    /// The event lines come from `eventLog` when the run has one, else from `events` (the same
+    /// JSON, not written anywhere).
+    func attach(to loop: EventLoop, target: ControlTarget, eventLog: EventLog?, events: EventHub) -> ControlCommands {
         loop.assertInLoop()
         self.loop = loop
         let commands = ControlCommands(networkAllow: mqtt?.allow ?? ControlCommands.defaultNetworkAllow,
@@ -74,20 +81,41 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         let waker = loop.makeWaker { [unowned self] in drainLines() }
         self.waker = waker
         commands.onLoop = { work in _ = waker.execute(work) }
+        let take: @Sendable (String) -> Void = { [weak self] line in
+            guard let self else { return }
+            let first = pendingLines.withLock { l -> Bool in
+                if l.count >= Self.maxPendingLines { l.removeFirst() }
+                l.append(line)
+                return l.count == 1
+            }
+            if first { _ = waker.wake() }
+        }
         if let eventLog {
             self.eventLog = eventLog
-            lineObserver = eventLog.observeLines { [weak self] line in
-                guard let self else { return }
-                let first = pendingLines.withLock { l -> Bool in
-                    if l.count >= Self.maxPendingLines { l.removeFirst() }
-                    l.append(line)
-                    return l.count == 1
-                }
-                if first { _ = waker.wake() }
-            }
+            lineObserver = eventLog.observeLines(take)
+        } else {
+            hub = events
+            hubObserver = events.observe { take(EventLog.json($0)) }
         }
+        if let control, control.enabled { startServer(control, loop: loop, commands: commands) }
         if let mqtt { startMQTT(mqtt, loop: loop) }
         return commands
+    }
+
+    /// The control socket: every command (no allow-list: the socket's mode and group are its
+    /// guard), `observe` streaming the event lines. A socket that cannot be opened (its folder
+    /// missing, another player on it) is logged; playback goes on without it.
+    private func startServer(_ settings: ControlSettings, loop: EventLoop, commands: ControlCommands) {
+        let log = self.log
+        do {
+            server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }) { [weak commands] request, reply in
+                guard let commands else { reply.fail(ControlError(.unavailable, "nothing is playing")); return }
+                commands.execute(request.command, origin: .local) { reply.answer($0) }
+            }
+            log.info("control socket \(settings.path)" + (settings.group.map { " (group \($0))" } ?? ""))
+        } catch {
+            log.warning("control socket \(settings.path) not opened: \(error); vitrine ctl cannot reach this player")
+        }
     }
 
     private func startMQTT(_ config: MQTTConfig, loop: EventLoop) {
@@ -111,24 +139,30 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
 
     /// A command from `…/cmd` or `…/all/cmd`: `{"command": [...], "request_id": N}`; the reply
     /// goes to `…/reply` with the same `request_id`.
+    /// The same wire format as the socket's (`ControlProtocol`), one request per message.
     private func command(_ payload: [UInt8]) {
         guard let commands, let topics else { return }
-        let request: JSONValue
-        do { request = try JSONValue(parsing: payload, options: .init(maxDepth: 16, maxBytes: 64 << 10)) } catch {
-            publish(topics.reply, ControlReply.error("invalid JSON", "\(error)").json(requestID: nil))
+        guard payload.count <= 64 << 10 else {
+            reply(topics, nil, .failure(.requestTooLong("\(payload.count) bytes, more than 65536")))
             return
         }
-        let id = request["request_id"]
-        guard case let .array(command)? = request["command"] else {
-            publish(topics.reply, ControlReply.error(ControlReply.invalidParameter, "expected {\"command\": [NAME, …], \"request_id\": N}").json(requestID: id))
-            return
+        switch ControlProtocol.parse(payload[...]) {
+        case .blank: return
+        case let .rejected(error, id): reply(topics, id, .failure(error))
+        case let .request(command, id):
+            let name = command.first?.stringValue ?? "?"
+            log.info("mqtt command \(name)" + (id.map { " (request_id \($0.text))" } ?? ""))
+            commands.execute(command, origin: .network) { [weak self] result in
+                self?.reply(topics, id, result)
+                if case .success = result, name != "status", name != "screenshot" { self?.publishStatus(force: false) }
+            }
         }
-        let name = command.first?.stringValue ?? "?"
-        log.info("mqtt command \(name)" + (id.map { " (request_id \($0.text))" } ?? ""))
-        commands.execute(command, origin: .network) { [weak self] reply in
-            self?.publish(topics.reply, reply.json(requestID: id))
-            if reply.error == ControlReply.success && name != "status" && name != "screenshot" { self?.publishStatus(force: false) }
-        }
+    }
+
+    private func reply(_ topics: FleetTopics, _ id: JSONValue?, _ result: CommandResult) {
+        var line = ControlProtocol.reply(requestID: id, result)
+        if line.hasSuffix("\n") { line.removeLast() }
+        publish(topics.reply, line)
     }
 
     private func publish(_ topic: String, _ text: String, retain: Bool = false) {
@@ -155,7 +189,7 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         guard !lines.isEmpty else { return }
         var changed = false
         for line in lines {
-            onEventLine?(line)
+            server?.broadcast(eventLine: line)
             // Proof of play, not the position every quarter second (`progress` stays on the socket).
             if let topics, mqtt?.events == true, !line.hasPrefix("{\"event\":\"progress\"") { publish(topics.events, line) }
             if line.contains("\"event\":\"scheduleChanged\"") || line.contains("\"event\":\"displayPower\"")
@@ -171,6 +205,10 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     func detach(final: Bool) {
         if let id = lineObserver { eventLog?.removeLineObserver(id) }
         lineObserver = nil
+        if let id = hubObserver { hub?.removeObserver(id) }
+        hubObserver = nil
+        server?.close()
+        server = nil
         statusTimer?.cancel()
         statusTimer = nil
         if let client {

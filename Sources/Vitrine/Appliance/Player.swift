@@ -227,7 +227,7 @@ public final class Player {
             case .failure(let why): return why.description
             }
         }
-        _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog)
+        _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog, events: engine.events)
         defer { fleet?.detach(final: Self.stopRequested) }
 
         if startMessage == nil {

@@ -1,6 +1,7 @@
 import Foundation
 import VitrineCore
 import CatalogStore
+import ControlSocket
 import Crypto
 
 /// The appliance configuration, `/etc/vitrine/config.json` (default in `config/config.json`).
@@ -11,7 +12,8 @@ import Crypto
 ///   "headless": { "width": 1280, "height": 720, "refresh": 30 },
 ///   "input": { "calibration": [1, 0, 0, 0, 1, 0] },
 ///   "import": { "requireSignature": false, "trustedKeys": [], "allowDowngrade": false, "switch": "boundary" },
-///   "cec": { "enabled": false, "port": null }, "timezone": null }
+///   "cec": { "enabled": false, "port": null }, "timezone": null,
+///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": null } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -41,6 +43,8 @@ public struct PlayerConfig: Sendable, Equatable {
     public var timezone: String?
     /// Fleet status, events and commands over MQTT (`mqtt`); nil: none.
     public var mqtt: MQTTConfig?
+    /// The local control socket (`control`: `enabled`, `path`, `group`), for `vitrine ctl`.
+    public var control = ControlSettings()
 
     public init() {}
 
@@ -131,6 +135,33 @@ public struct PlayerConfig: Sendable, Equatable {
                 timezone = string(value, key)
                 if let z = timezone {
                     do { _ = try ZoneRules(identifier: z) } catch { problems.append("timezone: \(error)"); timezone = nil }
+                }
+            case "control":
+                guard case let .object(inner) = value else { problems.append("control: expected an object"); continue }
+                for (k, v) in inner {
+                    let at = JSONPath.member("control", k)
+                    switch k {
+                    case "enabled":
+                        guard case let .bool(flag) = v else { problems.append("\(at): expected true or false"); continue }
+                        control.enabled = flag
+                    case "path":
+                        let limit = ControlSettings.maximumPathBytes
+                        guard case let .string(path) = v, path.hasPrefix("/"), !path.hasSuffix("/"), !path.contains("\u{0}") else {
+                            problems.append("\(at): expected an absolute path such as \"/run/vitrine/control.sock\""); continue
+                        }
+                        guard path.utf8.count <= limit else {
+                            problems.append("\(at): \(path.utf8.count) bytes, longer than the \(limit) a Unix socket path holds"); continue
+                        }
+                        control.path = path
+                    case "group":
+                        if case .null = v { control.group = nil; continue }
+                        guard case let .string(name) = v, !name.isEmpty, !name.contains(":"), !name.contains("/"),
+                              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+                            problems.append("\(at): expected a group name such as \"vitrine-admin\", or null"); continue
+                        }
+                        control.group = name
+                    default: problems.append("\(at): unknown field \(JSONPath.quoted(k))")
+                    }
                 }
             case "audio", "headless":
                 guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }
