@@ -15,7 +15,7 @@ struct ConfigTests {
         #expect(c.library == "/var/lib/vitrine" && c.output == .auto && c.connector == nil && c.audioDevice == nil)
         #expect(c.periodFrames == 1024 && c.bufferFrames == 4096)
         #expect(c.headlessWidth == 1280 && c.headlessHeight == 720 && c.headlessRefresh == 30)
-        #expect(c.control == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: nil))
+        #expect(c.control == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: "vitrine-admin"))
     }
 
     @Test("input.calibration takes libinput's six numbers; anything else is an error")
@@ -39,7 +39,7 @@ struct ConfigTests {
     @Test("control: enabled, path and group, with their defaults")
     func controlSettings() throws {
         let defaults = try PlayerConfig(json: Array("{}".utf8)).control
-        #expect(defaults == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: nil))
+        #expect(defaults == ControlSettings(enabled: true, path: "/run/vitrine/control.sock", group: "vitrine-admin"))
         let c = try PlayerConfig(json: Array(#"{"control": {"enabled": false, "path": "/run/vitrine/ctl.sock", "group": "vitrine-admin"}}"#.utf8))
         #expect(c.control == ControlSettings(enabled: false, path: "/run/vitrine/ctl.sock", group: "vitrine-admin"))
         #expect(try PlayerConfig(json: Array(#"{"control": {"group": null}}"#.utf8)).control.group == nil)

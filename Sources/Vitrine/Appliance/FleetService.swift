@@ -107,10 +107,19 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// missing, another player on it) is logged; playback goes on without it.
     private func startServer(_ settings: ControlSettings, loop: EventLoop, commands: ControlCommands) {
         let log = self.log
+        let handler: (ControlRequest, ControlSocket.ControlReply) -> Void = { [weak commands] request, reply in
+            guard let commands else { reply.fail(ControlError(.unavailable, "nothing is playing")); return }
+            commands.execute(request.command, origin: .local) { reply.answer($0) }
+        }
+        var settings = settings
         do {
-            server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }) { [weak commands] request, reply in
-                guard let commands else { reply.fail(ControlError(.unavailable, "nothing is playing")); return }
-                commands.execute(request.command, origin: .local) { reply.answer($0) }
+            do {
+                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
+            } catch .unknownGroup(let group) where group == ControlSettings.defaultGroup {
+                // A machine without the image's group (development): the player's own group.
+                log.warning("control socket: no group \(group) on this machine; the socket keeps the player's own group")
+                settings.group = nil
+                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
             }
             log.info("control socket \(settings.path)" + (settings.group.map { " (group \($0))" } ?? ""))
         } catch {
