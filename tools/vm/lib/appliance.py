@@ -1,7 +1,11 @@
 """One boot of the appliance for tools/vm-test's checks: the disk image (or, with --dev-9p, the
 busybox harness with the host's release binary under fakesd.py) in QEMU with a GPU, intel-hda
-into the wav audiodev, qemu-xhci for the USB checks, and the guest agent; the screendump
-recorder running from the first instant; the guest commands logged; the checks' results.
+into the wav audiodev, qemu-xhci for the USB checks, the guest agent and (image only) a
+virtio-net NIC on QEMU's restricted user network, whose one reachable address,
+10.0.2.100:8443, is relayed to the port in net_port_file on the host's loopback (lib/qemu.py,
+lib/guestfwd.py). The NIC boots with its link down: playback must not wait for it. The
+screendump recorder runs from the first instant; the guest commands are logged; the checks'
+results.
 
 A check gets this object as `vm`:
   vm.now()                         seconds since QEMU start
@@ -10,7 +14,12 @@ A check gets this object as `vm`:
   vm.shots                         lib/shots.Screendumps: .wait(pred, after, timeout), .take(tag), .keep(shot)
   vm.gexec(argv)                   (exit code, stdout, stderr) of a guest command (guest-exec)
   vm.journal(*args)                journalctl -u vitrine ARGS, through the agent
-  vm.q                             lib/qemu.QEMU: .qmp, .agent, .plug_stick(), .unplug_stick()
+  vm.q                             lib/qemu.QEMU: .qmp, .agent, .plug_stick(), .unplug_stick(), .set_link()
+  vm.read_file(path)               a guest file's bytes (guest-file-read)
+  vm.net_port_file                 where a host server writes its port for the guest's
+                                   https://10.0.2.100:8443/ (lib/webserver.py), None with --dev-9p
+  vm.link_up                       whether the NIC has its link: False from boot until a check
+                                   calls vm.set_link(True) (the network check)
   vm.first_frame                   the first-frame Shot (None until found)
   vm.windows                       {kind: (start, end) or a list of them}: when popups or the banner may be on screen
   vm.out                           this GPU's output folder
@@ -19,7 +28,7 @@ import os
 import shutil
 import sys
 
-from . import harness, image as image_lib, service
+from . import harness, image as image_lib, service, webserver
 from .qemu import GPU_DEVICE, QEMU
 from .shots import Screendumps
 
@@ -51,6 +60,8 @@ class ApplianceVM:
         self.final_nrestarts = None
         self.q = self.shots = self.glog = None
         self.boot = ""
+        self.net_port_file = None
+        self.link_up = None       # None: no NIC (--dev-9p)
 
     # ------------------------------------------------------------ bookkeeping
     def now(self):
@@ -84,7 +95,8 @@ class ApplianceVM:
     # ------------------------------------------------------------ QEMU
     def _qemu(self):
         a = self.opts
-        q = QEMU(self.out, gpu=self.gpu, res=a.res or None, audio="hda", usb=True, agent=True)
+        q = QEMU(self.out, gpu=self.gpu, res=a.res or None, audio="hda", usb=True, agent=True,
+                 net=not self.dev_9p)
         if self.dev_9p:
             share = os.path.join(self.out, "payload")
             shutil.copytree(os.path.join(VM, "payloads", "vm-test-dev"), share, symlinks=True)
@@ -96,6 +108,7 @@ class ApplianceVM:
             self.boot = "dev-9p (busybox initramfs, host /usr over 9p, fakesd.py)"
             return q
         q.disk(self.image.path)
+        self._network(q)
         if a.uefi:
             code = image_lib.ovmf()
             vars_copy = os.path.join(self.out, "OVMF_VARS.fd")
@@ -109,6 +122,21 @@ class ApplianceVM:
                          + f", cmdline: {self.image.cmdline}")
         return q
 
+    def _network(self, q):
+        """The guest's one network service: https://10.0.2.100:8443/ is relayed, one lib/guestfwd.py
+        per connection, to 127.0.0.1 at the port a check's server writes to net_port_file
+        (guestfwd.log has a line per connection)."""
+        self.net_port_file = os.path.join(self.out, "webserver.port")
+        relay = os.path.join(VM, "lib", "guestfwd.py")
+        q.guestfwd(webserver.GUEST_IP, webserver.GUEST_PORT,
+                   [sys.executable, relay, self.net_port_file, os.path.join(self.out, "guestfwd.log")])
+
+    def set_link(self, up):
+        """The NIC's link up (a cable plugged in) or down (QMP set_link)."""
+        self.q.set_link(up)
+        self.link_up = bool(up)
+        self.note(f"NIC link {'up' if up else 'down'} (QMP set_link)")
+
     def start(self):
         """Boots with the CPUs stopped, takes the "no scanout" reference, then lets it run with the
         screendump recorder on (every 0.5 s; first-frame makes that 1 s)."""
@@ -120,6 +148,8 @@ class ApplianceVM:
         self.note(f"QEMU pid {self.q.proc.pid} started: {GPU_DEVICE[self.gpu]}, {self.boot}")
         self.shots = Screendumps(self.q, os.path.join(self.out, "shots"))
         self.shots.reference()
+        if self.q.net:
+            self.set_link(False)  # no cable at boot: the first frame must not wait for one
         self.q.qmp.cmd("cont")
         self.shots.start()
 
@@ -173,6 +203,14 @@ class ApplianceVM:
         if self.glog and log:
             self.glog.write(f"[{self.now():7.2f}] guest-file-write {path}: {log}")
             self.glog.flush()
+
+    def read_file(self, path, limit=64 << 20):
+        """A guest file's first `limit` bytes (guest-file-open/read/close: no process in the guest)."""
+        data = self.q.agent.read_file(path, limit)
+        if self.glog:
+            self.glog.write(f"[{self.now():7.2f}] guest-file-read {path}: {len(data)} bytes\n")
+            self.glog.flush()
+        return data
 
     def upload(self, local, remote, mode="0755"):
         """Copies a host file into the guest (guest-file-write), then chmods it."""

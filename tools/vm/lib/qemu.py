@@ -2,12 +2,22 @@
 machines, see docs/testing.md section 2) with the devices a run asks for, its QMP socket and,
 when asked, its guest agent.
 
-    q = QEMU(out, gpu="bochs", res="640x400", usb=True, agent=True)
+    q = QEMU(out, gpu="bochs", res="640x400", usb=True, agent=True, net=True)
     q.kernel(vmlinux, initrd, cmdline)        # or q.disk(image) [+ q.uefi(code, vars)]
     q.share("/usr", "hostusr")                # 9p, read-only unless readonly=False
+    q.guestfwd("10.0.2.100", 8443, [python3, "lib/guestfwd.py", port_file, log])  # net: a host service
     q.start(paused=True)                      # -S: QMP answers, the CPUs wait for q.qmp.cmd("cont")
     q.qmp.screendump(path); q.agent.exec([...]); q.plug_stick(img); q.unplug_stick()
+    q.set_link(False)                         # the NIC's cable out (QMP set_link), and back in
     q.quit()                                  # QMP quit: the wav header is finalised
+
+The network (net=True) is QEMU's user-mode stack (libslirp) with restrict=on: the guest gets
+10.0.2.15/24 from its DHCP server (10.0.2.2; restricted, it offers no gateway and no DNS server)
+and reaches nothing at all (not the host at 10.0.2.2, not the outside, not the DNS proxy at
+10.0.2.3), except the guestfwd addresses: each TCP connection to one runs a host program with
+the connection as its stdin/stdout (lib/guestfwd.py relays it to a port on the host's loopback).
+IPv6 is off. The NIC is virtio-net-pci (id nic0; the guest kernel's virtio_net module) without
+its option ROM: nothing to load at boot, no PXE. tools/vm/net-test proves all of it.
 
 Files in `out`: serial.log (the guest console, -serial file:), audio.wav (-audiodev wav, 48 kHz
 s16 stereo: what the guest played), qemu.log (QEMU's stderr), qemu-cmd.txt (the command).
@@ -23,17 +33,20 @@ import time
 from . import qmp as qmp_client
 
 GPU_DEVICE = {"virtio": "virtio-gpu-pci", "bochs": "bochs-display"}
+NIC_ID = "nic0"
 AUDIO_DEVICES = {"hda": ["-device", "intel-hda", "-device", "hda-output,audiodev=snd0"],
                  "ac97": ["-device", "AC97,audiodev=snd0"]}
 
 
 class QEMU:
     def __init__(self, out, gpu="virtio", res=None, audio="hda", mem="1024", smp="2",
-                 usb=False, tablet=False, stick=None, agent=False, extra=()):
+                 usb=False, tablet=False, stick=None, agent=False, net=False, extra=()):
         """gpu: virtio | bochs | none; res: the preferred mode "WxH" (the device's xres/yres) or
         None for its default; audio: hda | ac97 | none; usb: a qemu-xhci controller (id xhci);
         tablet: QEMU's usb-tablet on it; stick: a raw image attached as a usb-storage stick at
-        boot (hot-plug: plug_stick); agent: a virtio-serial port for qemu-guest-agent."""
+        boot (hot-plug: plug_stick); agent: a virtio-serial port for qemu-guest-agent; net: a
+        virtio-net NIC on QEMU's restricted user network (see the module's docstring; guestfwd()
+        adds what the guest may reach)."""
         if gpu not in GPU_DEVICE and gpu != "none":
             raise ValueError(f"unknown gpu {gpu!r}")
         if audio not in AUDIO_DEVICES and audio != "none":
@@ -41,6 +54,7 @@ class QEMU:
         self.out, self.gpu, self.res, self.audio = out, gpu, res, audio
         self.mem, self.smp = str(mem), str(smp)
         self.usb, self.tablet, self.stick, self.agent_port = usb or tablet or bool(stick), tablet, stick, agent
+        self.net, self.forwards = net, []
         self.extra = list(extra)
         self.boot, self.drive, self.shares, self.firmware = [], [], [], None
         self.serial = os.path.join(out, "serial.log")
@@ -68,6 +82,16 @@ class QEMU:
         self.shares += ["-virtfs", f"local,path={os.path.abspath(host)},mount_tag={tag},security_model=none"
                         + (",readonly=on" if readonly else "")]
 
+    def guestfwd(self, ip, port, argv):
+        """With net=True: each TCP connection the guest opens to ip:port (an address in 10.0.2.0/24
+        that is not 10.0.2.2 or .3) runs argv on the host, its stdin/stdout (and stderr) being that
+        connection (-netdev user,guestfwd=tcp:IP:PORT-cmd:ARGV). libslirp splits the command at
+        spaces and QEMU's option parser at commas, so no argument may hold either."""
+        for a in argv:
+            if not a or " " in a or "," in a:
+                raise ValueError(f"guestfwd: argument {a!r} is empty or holds a space or a comma")
+        self.forwards.append((ip, int(port), list(argv)))
+
     # ------------------------------------------------------------ the command
     def command(self, sockets):
         q = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-machine", "q35",
@@ -93,6 +117,10 @@ class QEMU:
         if self.stick:
             q += ["-drive", f"if=none,id=stick,file={os.path.abspath(self.stick)},format=raw",
                   "-device", "usb-storage,bus=xhci.0,drive=stick,removable=on"]
+        if self.net:
+            netdev = ["user", "id=net0", "restrict=on", "ipv6=off"]
+            netdev += [f"guestfwd=tcp:{ip}:{port}-cmd:{' '.join(argv)}" for ip, port, argv in self.forwards]
+            q += ["-netdev", ",".join(netdev), "-device", f"virtio-net-pci,netdev=net0,id={NIC_ID},romfile="]
         if self.agent_port:
             q += ["-chardev", f"socket,id=qga0,path={sockets}/qga.sock,server=on,wait=off",
                   "-device", "virtio-serial-pci",
@@ -188,6 +216,11 @@ class QEMU:
             return True
         except qmp_client.QMPError:
             return False
+
+    def set_link(self, up):
+        """The NIC's link (QMP set_link): down is a cable pulled (the guest sees no carrier), up
+        plugged in again. Works while the CPUs are stopped (-S), so a boot can start without one."""
+        self.qmp.cmd("set_link", name=NIC_ID, up=bool(up))
 
     def tablet_tap(self, x, y, hold=0.08):
         """A tap on QEMU's usb-tablet at the normalized point (x, y): QMP input-send-event with

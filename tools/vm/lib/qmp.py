@@ -52,8 +52,9 @@ class QMP:
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
-    def cmd(self, name, **args):
-        """Runs one command; returns its "return" value; raises QMPError with QEMU's "desc"."""
+    def cmd(self, name, /, **args):
+        """Runs one command; returns its "return" value; raises QMPError with QEMU's "desc".
+        `name` is positional only, so an argument may be called name too (set_link's is)."""
         msg = {"execute": name}
         if args:
             msg["arguments"] = args

@@ -260,6 +260,93 @@ def _bbox(blackbytes, w, h):
     return None if y0 is None else (x0, y0, x1, y1)
 
 
+def read_png(data):
+    """(width, height, RGB bytes) of a PNG given as bytes: 8 bits a channel, grey, RGB, grey+alpha or
+    RGBA (alpha dropped), not interlaced, any of the five row filters (PNG spec, section 9).
+    Raises ValueError for anything else or a damaged file."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG (no signature)")
+    pos, ihdr, idat = 8, None, []
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if pos + 12 + n > len(data):
+            raise ValueError(f"PNG chunk {kind!r} at byte {pos}: truncated")
+        body = data[pos + 8:pos + 8 + n]
+        if zlib.crc32(kind + body) & 0xffffffff != struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]:
+            raise ValueError(f"PNG chunk {kind!r} at byte {pos}: bad CRC")
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    if ihdr is None or not idat:
+        raise ValueError("PNG without IHDR or IDAT")
+    w, h, depth, ctype, _, _, interlace = ihdr
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(ctype)
+    if depth != 8 or channels is None or interlace != 0:
+        raise ValueError(f"PNG of bit depth {depth}, colour type {ctype}, interlace {interlace}: not supported")
+    raw = zlib.decompress(b"".join(idat))
+    bpp, stride = channels, w * channels
+    if len(raw) < h * (stride + 1):
+        raise ValueError(f"PNG data too short: {len(raw)} of {h * (stride + 1)} bytes")
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 0xFF
+        elif f == 2:
+            line = bytearray((a + b) & 0xFF for a, b in zip(line, prev))
+        elif f == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 0xFF
+        elif f == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b = prev[i]
+                c = prev[i - bpp] if i >= bpp else 0
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        elif f != 0:
+            raise ValueError(f"PNG row {y}: unknown filter {f}")
+        rows.append(bytes(line))
+        prev = line
+    pix = b"".join(rows)
+    if channels == 3:
+        return w, h, pix
+    if channels == 4:
+        out = bytearray(w * h * 3)
+        out[0::3], out[1::3], out[2::3] = pix[0::4], pix[1::4], pix[2::4]
+        return w, h, bytes(out)
+    grey = pix if channels == 1 else pix[0::2]
+    out = bytearray(w * h * 3)
+    out[0::3] = out[1::3] = out[2::3] = grey
+    return w, h, bytes(out)
+
+
+def difference(a, b, tol=16):
+    """How two pictures of the same size differ: (mean absolute difference per channel, 0-255;
+    the largest channel difference; the fraction of pixels with a channel off by more than tol).
+    Raises ValueError when the sizes differ."""
+    (wa, ha, pa), (wb, hb, pb) = a, b
+    if (wa, ha) != (wb, hb):
+        raise ValueError(f"sizes differ: {wa}x{ha} and {wb}x{hb}")
+    if pa == pb:
+        return 0.0, 0, 0.0
+    total, worst, off = 0, 0, 0
+    for i in range(0, len(pa), 3):
+        d = max(abs(pa[i] - pb[i]), abs(pa[i + 1] - pb[i + 1]), abs(pa[i + 2] - pb[i + 2]))
+        if d:
+            total += abs(pa[i] - pb[i]) + abs(pa[i + 1] - pb[i + 1]) + abs(pa[i + 2] - pb[i + 2])
+            worst = max(worst, d)
+            off += d > tol
+    return total / len(pa), worst, off / (wa * ha)
+
+
 def write_png(img, path):
     """Writes an image (width, height, RGB bytes) as an 8-bit RGB PNG (zlib level 6)."""
     w, h, pix = img
