@@ -6,9 +6,12 @@ NIC's link is down from boot (lib/appliance.py) until this check.
 
 prepare() makes a catalog of another colour (cached): tools/make-vm-catalog --stick --version 4
 --colours blue (one still blue item, looping: above the usb and schedule checks' versions 2 and 3,
-and a picture that does not change, so two captures of it must be equal), signed with the VM
-tests' minisign key (lib/sticks.py test_key, tools/sign-manifest), and the web server's throwaway
-CA and certificate (for IP:10.0.2.100), made now so the guest's clock is well past their start.
+and a picture that does not change, so two captures of it must be equal), its clip remuxed with a
+title (ffmpeg -c copy) into media/blue-net.mkv: other bytes than the blue.mkv that the usb and
+schedule catalogs already put in the library, which the player would hard-link instead of
+downloading. Signed with the VM tests' minisign key (lib/sticks.py test_key, tools/sign-manifest).
+Then the web server's throwaway CA and certificate (for IP:10.0.2.100), made now so the guest's
+clock is well past their start.
 
   net-nowait      QMP set_link up; systemd-networkd's journal says the NIC got its DHCPv4 address
                   within 60 s; its carrier came only now, after the player's first frame
@@ -24,7 +27,7 @@ CA and certificate (for IP:10.0.2.100), made now so the guest's clock is well pa
   net-update      nginx started (the player's start-up poll, if any, found nothing there);
                   `vitrine ctl sync-now`; within 120 s the blue catalog is on screen and stays
                   (8 s, two lengths of the old catalog's items); nginx served manifest.json,
-                  manifest.json.minisig and media/blue.mkv in full (200 or 206). The time from
+                  manifest.json.minisig and media/blue-net.mkv in full (200 or 206). The time from
                   sync-now to the picture is reported
   net-304         a second `vitrine ctl sync-now`: one conditional GET of manifest.json answered
                   304 with no body (If-None-Match sent) within 30 s, and nothing else fetched
@@ -40,9 +43,11 @@ logs. Its restart of the player is recorded for the restarts check (vm.signals),
 may be up from its start to 12 s after it.
 """
 import atexit
+import hashlib
 import json
 import os
 import re
+import subprocess
 import time
 
 from lib import screen, service, sticks, webserver
@@ -52,6 +57,7 @@ PHASE = "live"
 NEEDS = ("first-frame", "agent")
 VERSION = 4
 COLOUR = "blue"
+MEDIA = "blue-net.mkv"  # the catalog's one file, below media/
 DHCP_TIMEOUT = 60.0     # link up -> DHCPv4 address
 CTL_TIMEOUT = 30.0      # restart -> `vitrine ctl status` answers
 UPDATE_TIMEOUT = 120.0  # sync-now -> the new catalog on screen
@@ -82,8 +88,17 @@ def prepare():
         raise RuntimeError(f"the network check's web server: {why}")
 
     def edit(folder, m):
+        media = os.path.join(folder, "vitrine", "media")
+        subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i",
+                        os.path.join(media, f"{COLOUR}.mkv"), "-map", "0", "-c", "copy", "-metadata",
+                        "title=Vitrine VM network catalog", "-fflags", "+bitexact", os.path.join(media, MEDIA)], check=True)
+        os.remove(os.path.join(media, f"{COLOUR}.mkv"))
+        data = open(os.path.join(media, MEDIA), "rb").read()
         m["title"] = "Vitrine VM network catalog"
-    FOLDER = sticks.cached_folder("net-catalog", f"v{VERSION} {COLOUR} signed", ["--version", str(VERSION), "--colours", COLOUR], edit)
+        m["playlist"] = [dict(m["playlist"][0], id=MEDIA[:-4], src=f"media/{MEDIA}", size=len(data),
+                              sha256=hashlib.sha256(data).hexdigest())]
+    FOLDER = sticks.cached_folder("net-catalog", f"v{VERSION} {COLOUR} as {MEDIA}, signed",
+                                  ["--version", str(VERSION), "--colours", COLOUR], edit)
     _, _, PUB = sticks.test_key()
     WEB = webserver.NginxServer(names=(f"IP:{webserver.GUEST_IP}",))
     WEB.serve(FOLDER)
@@ -308,8 +323,8 @@ def sync_and_show(vm):
     got = requests(mark)
     files = {p: [e for e in got if e["path"] == "/catalog/" + p] for p in ("manifest.json", "manifest.json.minisig")}
     media = [e for e in got if e["path"].startswith("/catalog/media/")]
-    size = os.path.getsize(os.path.join(FOLDER, "media", f"{COLOUR}.mkv"))
-    media_bytes = sum(e["bytes"] for e in media if e["path"].endswith(f"/{COLOUR}.mkv") and e["status"] in (200, 206))
+    size = os.path.getsize(os.path.join(FOLDER, "media", MEDIA))
+    media_bytes = sum(e["bytes"] for e in media if e["path"] == f"/catalog/media/{MEDIA}" and e["status"] in (200, 206))
     fetched = (any(e["status"] == 200 for e in files["manifest.json"]) and any(e["status"] == 200 for e in files["manifest.json.minisig"])
                and media_bytes >= size)
     lines = [line for line in vm.journal("-o", "cat", "-n", "200").splitlines() if f"version {VERSION}" in line]
@@ -331,7 +346,7 @@ def sync_and_show(vm):
                f"{', '.join(str(s.colour or s.cls) for s in (span or [])[:6])})" if new else
                f"no {COLOUR} picture within {UPDATE_TIMEOUT:g} s of `vitrine ctl sync-now`")
               + f"; nginx served manifest.json {[e['status'] for e in files['manifest.json']]}, its .minisig "
-                f"{[e['status'] for e in files['manifest.json.minisig']]}, media/{COLOUR}.mkv {media_bytes} of {size} B")
+                f"{[e['status'] for e in files['manifest.json.minisig']]}, media/{MEDIA} {media_bytes} of {size} B")
     return new if ok else None
 
 

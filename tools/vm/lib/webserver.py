@@ -15,8 +15,8 @@ reads the port from the file start() writes.
 Everything it writes (configuration, certificates, pid file, logs, nginx's temp folders) is in
 its own temporary folder. nginx runs as one process (`daemon off; master_process off`), started
 by this object and stopped by its PID only; as `nobody:nogroup` when the harness is root (the
-folder is theirs), else as the harness's user. The same design as
-Tests/HTTPFetchTests/NginxServer.swift, which HTTPFetch's unit tests use.
+folder is theirs), else as the harness's user. The same design as the Swift tests' NginxServer
+fixture (HTTPFetchTests).
 
 The certificates are made when the object is (valid from that second for 2 days): the guest's
 clock must not be behind it, so make the object a while before the guest connects (a check's
