@@ -219,7 +219,7 @@ def configure(vm):
     new["import"] = imp
     new["update"] = {"url": WEB.url(), "interval": 300, "jitter": 0.1, "caFile": CA_PATH,
                      "allowPlainHTTP": False, "requireSignature": True}
-    new.setdefault("control", {"path": CONTROL, "group": ADMIN_GROUP})
+    new.setdefault("control", {"enabled": True, "path": CONTROL, "group": ADMIN_GROUP})
     global SOCKET
     SOCKET = new["control"].get("path") or CONTROL
     vm.gexec(["cp", "-p", CONFIG, CONFIG + ".before-network"])
@@ -389,10 +389,19 @@ def screenshot(vm):
     if code != 0:
         vm.result(NAMES[4], False, f"`vitrine ctl screenshot --out {GUEST_SHOT}`: exit {code} {(err or out).strip()[:160]}")
         return
-    try:
-        data = vm.read_file(GUEST_SHOT)
-    except Exception as e:  # noqa: BLE001 -- the agent's error: no such file
-        vm.result(NAMES[4], False, f"`vitrine ctl screenshot` exited 0 but {GUEST_SHOT} cannot be read: {e}")
+    # The client writes the PNG the player sends to --out; a player that wrote the file itself
+    # names it instead (`vitrine ctl` prints that path).
+    named = [line.strip() for line in out.splitlines() if line.strip().startswith("/")]
+    data, where = None, GUEST_SHOT
+    for path in [GUEST_SHOT] + named[-1:]:
+        try:
+            data, where = vm.read_file(path), path
+            break
+        except Exception as e:  # noqa: BLE001 -- the agent's error: no such file
+            why = e
+    if data is None:
+        vm.result(NAMES[4], False, f"`vitrine ctl screenshot` exited 0 but {GUEST_SHOT} cannot be read: {why}"
+                                   + (f" (it printed {named[-1]})" if named else ""))
         return
     local = os.path.join(vm.out, "ctl-screenshot.png")
     with open(local, "wb") as f:
@@ -420,7 +429,7 @@ def screenshot(vm):
     s, (mae, worst, off) = min(sized, key=lambda sd: sd[1][0])
     ok = colour == COLOUR and mae <= MAE_LIMIT and off <= OFF_LIMIT
     vm.result(NAMES[4], ok,
-              f"{png[0]}x{png[1]} PNG ({len(data)} bytes, {t_ctl:.1f} s) shows {colour or 'no catalog colour'} "
+              f"{png[0]}x{png[1]} PNG ({len(data)} bytes in {where}, {t_ctl:.1f} s) shows {colour or 'no catalog colour'} "
               f"(centre {screen.hexc(screen.pixel(png, png[0] // 2, png[1] // 2))}); vs the QMP screendump "
               f"{'before' if s is before else 'after'} it ({s.png}): mean difference {mae:.3f} per channel (limit "
               f"{MAE_LIMIT:g}), largest {worst}, {100 * off:.2f} % of pixels off by more than {OFF_TOL} (limit "
