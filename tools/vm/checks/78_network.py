@@ -19,6 +19,10 @@ clock is well past their start.
                   minutes: playback did not wait; and vitrine.service is ordered after neither
                   network-online.target nor systemd-networkd-wait-online.service
                   (`systemctl list-dependencies --after --all`)
+  net-listen      clients only, at run time, once the player runs with its update config (the
+                  last thing the check does): in /proc/net/{tcp,tcp6,udp,udp6} no socket listens
+                  (TCP) or is bound (UDP) on an address other than loopback, but the DHCP
+                  client's UDP port 68 (systemd-resolved's stub is on 127.0.0.53 and .54)
   ctl-socket      with the guest's config given `update` (url https://10.0.2.100:8443/catalog/,
                   caFile /etc/vitrine/update-ca.pem, requireSignature) and the key in
                   import.trustedKeys, and `systemctl restart vitrine`: /run/vitrine/control.sock is
@@ -52,7 +56,7 @@ import time
 
 from lib import screen, service, sticks, webserver
 
-NAMES = ("net-nowait", "ctl-socket", "net-update", "net-304", "ctl-screenshot")
+NAMES = ("net-nowait", "net-listen", "ctl-socket", "net-update", "net-304", "ctl-screenshot")
 PHASE = "live"
 NEEDS = ("first-frame", "agent")
 VERSION = 4
@@ -144,15 +148,22 @@ def run(vm):
 
 def network(vm):
     nowait(vm)
+    try:
+        update(vm)
+    finally:
+        listening(vm)  # last: the player runs with its update config (and its clients) by then
+
+
+def update(vm):
     code, _, err = vm.gexec(["vitrine", "ctl", "--help"], quiet=True)
     if code != 0:
-        fail_rest(vm, NAMES[1:], f"not run: the image's vitrine has no `ctl` command (vitrine ctl --help: exit {code}"
+        fail_rest(vm, NAMES[2:], f"not run: the image's vitrine has no `ctl` command (vitrine ctl --help: exit {code}"
                                  f"{': ' + err.strip().splitlines()[-1][:120] if err.strip() else ''})")
         return
     if not configure(vm):
         return
     if sync_and_show(vm) is None:
-        fail_rest(vm, NAMES[3:], "not run: the network update did not reach the screen (net-update)")
+        fail_rest(vm, NAMES[4:], "not run: the network update did not reach the screen (net-update)")
         return
     second_poll(vm)
     screenshot(vm)
@@ -202,6 +213,50 @@ def nowait(vm):
               + ("" if t_carrier >= g_link - 0.5 else f"; but the carrier came before the link was set up ({g_link:.1f} s)"))
 
 
+# ------------------------------------------------------------------ net-listen
+DHCP_CLIENT_PORTS = (68, 546)
+
+
+def sockets(text, udp):
+    """(address, port) of the listening (TCP state 0A) or bound (UDP) sockets in the lines of a
+    /proc/net/{tcp,tcp6,udp,udp6} file: addresses as the kernel writes them, in hex, little-endian
+    per 32-bit word."""
+    out = []
+    for line in text.splitlines()[1:]:
+        f = line.split()
+        if len(f) < 4 or ":" not in f[1]:
+            continue
+        if not udp and f[3] != "0A":
+            continue
+        addr, port = f[1].split(":")
+        words = [bytes.fromhex(addr[i:i + 8])[::-1] for i in range(0, len(addr), 8)]
+        raw = b"".join(words)
+        if len(raw) == 4:
+            text_addr = ".".join(str(b) for b in raw)
+        else:
+            text_addr = ":".join(raw[i:i + 2].hex() for i in range(0, 16, 2))
+        out.append((text_addr, int(port, 16)))
+    return out
+
+
+def loopback(addr):
+    return addr.startswith("127.") or addr == "0000:0000:0000:0000:0000:0000:0000:0001" \
+        or addr.startswith("0000:0000:0000:0000:0000:ffff:7f")
+
+
+def listening(vm):
+    found = {}
+    for name in ("tcp", "tcp6", "udp", "udp6"):
+        _, text, _ = vm.gexec(["cat", f"/proc/net/{name}"], quiet=True)
+        found[name] = sockets(text, name.startswith("udp"))
+    open_ = [(n, a, p) for n, socks in found.items() for a, p in socks
+             if not loopback(a) and not (n.startswith("udp") and p in DHCP_CLIENT_PORTS)]
+    shown = "; ".join(f"{n} " + (", ".join(f"{a}:{p}" for a, p in socks) or "none") for n, socks in found.items())
+    vm.result(NAMES[1], not open_,
+              ("no socket on a non-loopback address but the DHCP client's: " if not open_ else
+               "listening beyond loopback: " + ", ".join(f"{n} {a}:{p}" for n, a, p in open_) + "; all: ") + shown)
+
+
 # ------------------------------------------------------------------ ctl-socket
 def configure(vm):
     """The update config, the CA and a restart; then the socket's checks. False when the player did
@@ -210,7 +265,7 @@ def configure(vm):
     try:
         cfg = json.loads(cur) if cur.strip() else {}
     except ValueError as e:
-        fail_rest(vm, NAMES[1:], f"the guest's {CONFIG} is not JSON ({e})")
+        fail_rest(vm, NAMES[2:], f"the guest's {CONFIG} is not JSON ({e})")
         return False
     new = dict(cfg)
     imp = dict(new.get("import") or {})
@@ -236,7 +291,7 @@ def configure(vm):
         journal = vm.journal("-o", "cat", "-n", "40")
         why = next((line for line in reversed(journal.splitlines()) if re.search(r"config|error|unknown", line)), "")
         back = restart(vm)
-        fail_rest(vm, NAMES[1:], f"the player did not come back with the update config (journal: {why.strip()[:200] or '-'}); "
+        fail_rest(vm, NAMES[2:], f"the player did not come back with the update config (journal: {why.strip()[:200] or '-'}); "
                                  f"the image's config put back, the player {'plays again' if back else 'is still down'}")
         return False
     t = vm.now()
@@ -259,14 +314,14 @@ def configure(vm):
     want = f"socket 660 {ADMIN_GROUP}"
     if status is not None:
         vm.info("network: vitrine ctl status: " + json.dumps(status)[:400])
-    vm.result(NAMES[1], status is not None and kind_mode == want and refused,
+    vm.result(NAMES[2], status is not None and kind_mode == want and refused,
               f"{SOCKET}: {kind_mode or 'missing'} (wanted {want}; owner {owner}); `vitrine ctl status` "
               + (f"answered JSON ({len(json.dumps(status))} bytes, keys {', '.join(list(status)[:8]) if isinstance(status, dict) else type(status).__name__})"
                  if status is not None else f"gave no JSON within {CTL_TIMEOUT:g} s (exit {code}: {(err or out).strip()[:120]})")
               + f"; as nobody: {'refused (exit %d)' % code_n if refused else 'answered: not refused'}"
               + (f" ({err_n.strip().splitlines()[-1][:80]})" if refused and err_n.strip() else ""))
     if status is None:
-        fail_rest(vm, NAMES[2:], "not run: `vitrine ctl status` never answered")
+        fail_rest(vm, NAMES[3:], "not run: `vitrine ctl status` never answered")
         return False
     return True
 
@@ -334,10 +389,10 @@ def sync_and_show(vm):
     vm.info(f"network: nginx log from the sync-now on (host clock): {log or 'nothing'}"
             + (f"; before it (the start-up poll): {len(early)} request(s)" if early else ""))
     if code != 0:
-        vm.result(NAMES[2], False, f"`vitrine ctl sync-now` failed (exit {code}: {(err or out).strip()[:160]})")
+        vm.result(NAMES[3], False, f"`vitrine ctl sync-now` failed (exit {code}: {(err or out).strip()[:160]})")
         return None
     ok = bool(new) and steady and fetched
-    vm.result(NAMES[2], ok,
+    vm.result(NAMES[3], ok,
               (f"{COLOUR} (version {VERSION}, from https://{webserver.GUEST_IP}:{webserver.GUEST_PORT}) on screen "
                f"{new.t - t0:.1f} s after `vitrine ctl sync-now` was sent (host clock; the command took {t_ctl:.1f} s; "
                f"limit {UPDATE_TIMEOUT:g} s; {new.png}), steady for {STEADY_S:g} s"
@@ -366,7 +421,7 @@ def second_poll(vm):
     polls = [e for e in got if e["path"] == "/catalog/manifest.json"]
     other = [e for e in got if e["path"] != "/catalog/manifest.json"]
     ok = code == 0 and bool(polls) and all(e["status"] == 304 and e["bytes"] == 0 and e["inm"] not in ("", "-") for e in polls) and not other
-    vm.result(NAMES[3], ok,
+    vm.result(NAMES[4], ok,
               (f"manifest.json: {', '.join('%d (%d B body, If-None-Match %s) at +%.1f s' % (e['status'], e['bytes'], e['inm'], e['t'] - wall0) for e in polls)}"
                if polls else f"no request for manifest.json within {POLL_TIMEOUT:g} s of the second sync-now")
               + (f"; also fetched: {', '.join(e['path'] + ' ' + str(e['status']) for e in other)}" if other else "; nothing else fetched")
@@ -377,7 +432,7 @@ def second_poll(vm):
 def screenshot(vm):
     still = vm.shots.wait(lambda s: s.colour == COLOUR and s.cls == "catalog", vm.now(), 30)
     if not still:
-        vm.result(NAMES[4], False, f"no {COLOUR} catalog picture without the banner to compare against within 30 s")
+        vm.result(NAMES[5], False, f"no {COLOUR} catalog picture without the banner to compare against within 30 s")
         return
     vm.gexec(["rm", "-f", GUEST_SHOT], quiet=True)
     before = vm.shots.take("ctl-before")
@@ -387,7 +442,7 @@ def screenshot(vm):
     after = vm.shots.take("ctl-after")
     vm.shots.keep(before, after)
     if code != 0:
-        vm.result(NAMES[4], False, f"`vitrine ctl screenshot --out {GUEST_SHOT}`: exit {code} {(err or out).strip()[:160]}")
+        vm.result(NAMES[5], False, f"`vitrine ctl screenshot --out {GUEST_SHOT}`: exit {code} {(err or out).strip()[:160]}")
         return
     # The client writes the PNG the player sends to --out; a player that wrote the file itself
     # names it instead (`vitrine ctl` prints that path).
@@ -400,7 +455,7 @@ def screenshot(vm):
         except Exception as e:  # noqa: BLE001 -- the agent's error: no such file
             why = e
     if data is None:
-        vm.result(NAMES[4], False, f"`vitrine ctl screenshot` exited 0 but {GUEST_SHOT} cannot be read: {why}"
+        vm.result(NAMES[5], False, f"`vitrine ctl screenshot` exited 0 but {GUEST_SHOT} cannot be read: {why}"
                                    + (f" (it printed {named[-1]})" if named else ""))
         return
     local = os.path.join(vm.out, "ctl-screenshot.png")
@@ -409,7 +464,7 @@ def screenshot(vm):
     try:
         png = screen.read_png(data)
     except ValueError as e:
-        vm.result(NAMES[4], False, f"{GUEST_SHOT} ({len(data)} bytes) is not a PNG this harness reads: {e}")
+        vm.result(NAMES[5], False, f"{GUEST_SHOT} ({len(data)} bytes) is not a PNG this harness reads: {e}")
         return
     refs = []
     for s in (before, after):
@@ -424,11 +479,11 @@ def screenshot(vm):
     colour = screen.picture_colour(png)
     if not sized:
         sizes = ", ".join(f"{s.size[0]}x{s.size[1]}" for s, _ in refs) or "none"
-        vm.result(NAMES[4], False, f"the PNG is {png[0]}x{png[1]}, the screendumps {sizes}")
+        vm.result(NAMES[5], False, f"the PNG is {png[0]}x{png[1]}, the screendumps {sizes}")
         return
     s, (mae, worst, off) = min(sized, key=lambda sd: sd[1][0])
     ok = colour == COLOUR and mae <= MAE_LIMIT and off <= OFF_LIMIT
-    vm.result(NAMES[4], ok,
+    vm.result(NAMES[5], ok,
               f"{png[0]}x{png[1]} PNG ({len(data)} bytes in {where}, {t_ctl:.1f} s) shows {colour or 'no catalog colour'} "
               f"(centre {screen.hexc(screen.pixel(png, png[0] // 2, png[1] // 2))}); vs the QMP screendump "
               f"{'before' if s is before else 'after'} it ({s.png}): mean difference {mae:.3f} per channel (limit "
