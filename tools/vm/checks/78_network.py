@@ -1,7 +1,7 @@
-"""net-nowait, ctl-socket, net-update, net-304, ctl-screenshot: the appliance on a network. The
-guest has a virtio-net NIC on QEMU's restricted user network (lib/qemu.py): DHCP from QEMU, and
-one reachable address, https://10.0.2.100:8443/, relayed to the test's nginx on the host's loopback
-(lib/guestfwd.py, lib/webserver.py). Nothing else: not the host, not the internet, no DNS. The
+"""net-nowait, net-listen, ctl-socket, net-update, net-304, ctl-screenshot: the appliance on a
+network. The guest has a virtio-net NIC on QEMU's restricted user network (lib/qemu.py): DHCP
+from QEMU, and one reachable address, https://10.0.2.100:8443/, relayed to the test's nginx on
+the host's loopback (lib/guestfwd.py, lib/webserver.py). Nothing else: not the host, not the internet, no DNS. The
 NIC's link is down from boot (lib/appliance.py) until this check.
 
 prepare() makes a catalog of another colour (cached): tools/make-vm-catalog --stick --version 4
