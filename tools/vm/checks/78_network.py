@@ -31,7 +31,8 @@ clock is well past their start.
   net-update      nginx started (the player's start-up poll, if any, found nothing there);
                   `vitrine ctl sync-now`; within 120 s the blue catalog is on screen and stays
                   (8 s, two lengths of the old catalog's items); nginx served manifest.json,
-                  manifest.json.minisig and media/blue-net.mkv in full (200 or 206). The time from
+                  manifest.json.minisig and media/blue-net.mkv in full (200 or 206); `vitrine ctl
+                  status` says catalog version 4 (docs/control.md). The time from
                   sync-now to the picture is reported
   net-304         a second `vitrine ctl sync-now`: one conditional GET of manifest.json answered
                   304 with no body (If-None-Match sent) within 30 s, and nothing else fetched
@@ -391,7 +392,17 @@ def sync_and_show(vm):
     if code != 0:
         vm.result(NAMES[3], False, f"`vitrine ctl sync-now` failed (exit {code}: {(err or out).strip()[:160]})")
         return None
-    ok = bool(new) and steady and fetched
+    # The player's own word (docs/control.md: status has catalog.version and lastImport).
+    scode, sout, _ = ctl(vm, "status")
+    try:
+        status = json.loads(sout) if scode == 0 else {}
+    except ValueError:
+        status = {}
+    version = (status.get("catalog") or {}).get("version") if isinstance(status, dict) else None
+    last = (status.get("lastImport") or {}) if isinstance(status, dict) else {}
+    said = (f"; `vitrine ctl status`: catalog version {version}, last import {last.get('outcome', '-')} from "
+            f"{last.get('source', '-')}" if status else f"; `vitrine ctl status`: exit {scode}, no JSON")
+    ok = bool(new) and steady and fetched and version == VERSION
     vm.result(NAMES[3], ok,
               (f"{COLOUR} (version {VERSION}, from https://{webserver.GUEST_IP}:{webserver.GUEST_PORT}) on screen "
                f"{new.t - t0:.1f} s after `vitrine ctl sync-now` was sent (host clock; the command took {t_ctl:.1f} s; "
@@ -401,7 +412,7 @@ def sync_and_show(vm):
                f"{', '.join(str(s.colour or s.cls) for s in (span or [])[:6])})" if new else
                f"no {COLOUR} picture within {UPDATE_TIMEOUT:g} s of `vitrine ctl sync-now`")
               + f"; nginx served manifest.json {[e['status'] for e in files['manifest.json']]}, its .minisig "
-                f"{[e['status'] for e in files['manifest.json.minisig']]}, media/{MEDIA} {media_bytes} of {size} B")
+                f"{[e['status'] for e in files['manifest.json.minisig']]}, media/{MEDIA} {media_bytes} of {size} B" + said)
     return new if ok else None
 
 
