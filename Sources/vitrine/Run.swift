@@ -146,7 +146,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
     do { eventLog = try options.eventsPath.map { try EventLog(path: $0) } } catch {
         throw UsageError(description: "--events: cannot open \(options.eventsPath ?? ""): \(error.localizedDescription)")
     }
-    let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: try loadConfig(args).importSettings,
+    let config = try loadConfig(args)
+    let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: config.importSettings,
+                                         update: config.update, updateDefaults: config.updateDefaults,
                                          mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
                                          eventLog: eventLog, log: log)
     return exitCode(supervisor.run())
