@@ -69,13 +69,13 @@ let package = Package(
         // The catalog library on disk (generations, current/previous) and USB stick imports.
         .target(name: "CatalogStore", dependencies: ["VitrineCore", "Crypto", "FileIO", "SystemSupport"]),
 
-        // The engine: player, compositor, outputs, run loop.
+        // The engine: player, compositor, outputs, run loop; USB and network catalog updates.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
                                                 "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport",
-                                                "ControlSocket", "MQTT"]),
+                                                "ControlSocket", "MQTT", "HTTPFetch"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify",
-                                                   "ControlSocket"]),
+                                                          "ControlSocket", "HTTPFetch"]),
         // Prints every libinput event as one line: the VM touch test (tools/vm/touch-test) reads it.
         .executableTarget(name: "touch-probe", dependencies: ["Touch"]),
         // An event loop with one timer or one signal handler: its idle CPU is measured with
@@ -114,6 +114,6 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "CEC", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport",
-                                                       "ControlSocket"]),
+                                                       "ControlSocket", "HTTPFetch", "Crypto", "FileIO"]),
     ]
 )

@@ -11,6 +11,8 @@ import VitrineCore
 /// <library>/staging.<N>/                    an import in progress (deleted at start-up if orphaned)
 /// <library>/state.json                      the last accepted version (anti-rollback)
 /// <library>/.lock                           flock(2) held during an import and a cleanup
+/// <library>/downloads/vitrine/              a network update's download, laid out as a stick
+/// <library>/downloads/update-state.json     the validators of the last manifest fetched (`CatalogPoller`)
 /// ```
 /// At most two generations stay on disk: `current` and `previous`.
 ///
@@ -36,6 +38,13 @@ public final class CatalogLibrary: Sendable {
     var lockPath: String { path + "/.lock" }
     func generationPath(_ n: Int) -> String { path + "/gen.\(n)" }
     func stagingPath(_ n: Int) -> String { path + "/staging.\(n)" }
+
+    /// `<library>/downloads`: what network updates keep between polls (never touched by `cleanUp()`).
+    public var downloadsPath: String { path + "/downloads" }
+    /// `<library>/downloads/vitrine`: a network update's files in the stick's layout (`manifest.json`,
+    /// `manifest.json.minisig`, the media at their manifest paths), imported with
+    /// `importCatalog(at: downloadsPath, origin: .network(url:))`.
+    public var downloadsFolder: String { downloadsPath + "/vitrine" }
 
     // MARK: Start-up
 

@@ -12,6 +12,8 @@ import VitrineCore
 final class CopyBoard: @unchecked Sendable {
     let files: [StickFile]
     let sources: [String: String]
+    /// Paths to hard-link from their source instead of copying (a network update's downloads).
+    let linked: Set<String>
     let staging: String
     private let condition = NSCondition()
     /// File indices, largest first: two workers finish close together.
@@ -19,14 +21,16 @@ final class CopyBoard: @unchecked Sendable {
     private var folders: Set<String> = []
     private(set) var bytesDone: Int64 = 0
     private(set) var filesDone = 0
+    /// Files hard-linked (and hashed) rather than copied.
+    private(set) var filesLinked = 0
     private(set) var failure: StickImport.Stop?
     private var mismatches: [(index: Int, problem: ImportProblem)] = []
     private var running = 0
     /// Bytes were added, or a worker ended, since the importing thread last looked.
     private var changed = false
 
-    init(files: [StickFile], sources: [String: String], staging: String) {
-        self.files = files; self.sources = sources; self.staging = staging
+    init(files: [StickFile], sources: [String: String], linked: Set<String> = [], staging: String) {
+        self.files = files; self.sources = sources; self.linked = linked; self.staging = staging
         queue = files.indices.sorted { files[$0].size != files[$1].size ? files[$0].size > files[$1].size : $0 < $1 }
     }
 
@@ -37,6 +41,9 @@ final class CopyBoard: @unchecked Sendable {
 
     /// A snapshot for progress reports.
     var totals: (bytes: Int64, files: Int) { locked { (bytesDone, filesDone) } }
+
+    /// Files hard-linked so far.
+    var linkedCount: Int { locked { filesLinked } }
 
     /// Hash mismatches, in manifest order.
     var hashProblems: [ImportProblem] { locked { mismatches.sorted { $0.index < $1.index }.map(\.problem) } }
@@ -83,13 +90,15 @@ final class CopyBoard: @unchecked Sendable {
                 break
             }
             do {
-                let digest = try copier.copy(from: sources[file.path]!, to: staging + "/" + file.path,
-                                             expectedSize: file.size, shouldStop: { stopped }) { added in
+                let (digest, wasLinked) = try copier.copy(from: sources[file.path]!, to: staging + "/" + file.path,
+                                                          expectedSize: file.size, link: linked.contains(file.path),
+                                                          shouldStop: { stopped }) { added in
                     locked { bytesDone += added; signalChange() }
                     report()
                 }
                 locked {
                     filesDone += 1
+                    if wasLinked { filesLinked += 1 }
                     if digest.hex != file.sha256 {
                         mismatches.append((index, ImportProblem(.hashMismatch, field: file.hashField, file: file.path,
                                                                 "hash mismatch (expected \(file.sha256), got \(digest.hex))")))

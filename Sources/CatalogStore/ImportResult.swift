@@ -42,5 +42,28 @@ public struct ImportResult: Sendable {
         }
     }
 
+    public init(outcome: Outcome, message: String, problems: [ImportProblem], notes: [String], version: Int?, items: Int?,
+                files: Int, bytes: Int64, seconds: Double, catalog: LibraryCatalog?, switchMode: ImportSettings.SwitchMode) {
+        self.outcome = outcome; self.message = message; self.problems = problems; self.notes = notes
+        self.version = version; self.items = items; self.files = files; self.bytes = bytes; self.seconds = seconds
+        self.catalog = catalog; self.switchMode = switchMode
+    }
+
     static func itemsText(_ count: Int) -> String { count == 1 ? "1 item" : "\(count) items" }
+
+    /// The message of an import that ended with `outcome`: `Updated to version 42: 12 items`;
+    /// `USB stick refused: <first problem> (and 2 more)` (or `Catalog from <url> refused: …`);
+    /// `Import failed: <problem>; the playing catalog is unchanged`.
+    public static func message(for outcome: Outcome, problems: [ImportProblem], version: Int?, items: Int?,
+                               origin: ImportOrigin = .stick) -> String {
+        switch outcome {
+        case .switched:
+            return "Updated to version \(version ?? 0): \(itemsText(items ?? 0))"
+        case .refused:
+            let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+            return "\(origin.refusalSubject) refused: \(problems.first.map(\.description) ?? "invalid")\(more)"
+        case .failed:
+            return "Import failed: \(problems.first.map(\.description) ?? "error"); the playing catalog is unchanged"
+        }
+    }
 }

@@ -32,6 +32,8 @@ struct StickFolder: Sendable {
         var path: String
         /// Its size in bytes.
         var size: Int64
+        /// The file system it is on (`st_dev`).
+        var device: UInt64 = 0
     }
 
     /// Resolves `relative` (already checked by `StickPath`): it must exist, lead (through any symbolic
@@ -62,7 +64,7 @@ struct StickFolder: Sendable {
         }
         guard let status else { return .failure(.init(.missingFile, "not found on the stick")) }
         guard status.kind == .regular else { return .failure(.init(.notRegularFile, "is not a regular file")) }
-        return .success(Resolved(path: real, size: status.size))
+        return .success(Resolved(path: real, size: status.size, device: status.device))
     }
 
     struct ResolveProblem: Error, Sendable {

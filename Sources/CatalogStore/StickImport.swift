@@ -33,10 +33,27 @@ extension CatalogLibrary {
         importStick(at: stickPath, settings: settings, workers: nil, progress: progress)
     }
 
+    /// The same import of a folder with the stick's layout, from `origin`: `.stick` is
+    /// `importStick(at:settings:progress:)`; `.network(url:)` is the library's downloads folder
+    /// (`downloadsFolder`), filled by a network update. The steps are the same; only two things
+    /// differ for `.network`: a file on the library's file system (the same `st_dev`) is
+    /// hard-linked into `staging.<N>/` (`link(2)`) instead of copied, and still read once to check
+    /// its SHA-256 against the manifest, so a damaged download is refused as a damaged stick would
+    /// be (`hashMismatch`); and the free space needed is only that of the files copied. A refusal
+    /// says `Catalog from <url> refused: …` instead of `USB stick refused: …`.
+    ///
+    /// Links are never made for `.stick`, whatever the file system: the library must own the bytes
+    /// of its generations, and a folder imported as a stick (`vitrine import DIR`) stays its user's
+    /// to change in place.
+    public func importCatalog(at folder: String, origin: ImportOrigin, settings: ImportSettings = ImportSettings(),
+                              progress: ((ImportProgress) -> Void)? = nil) -> ImportResult {
+        importStick(at: folder, settings: settings, origin: origin, workers: nil, progress: progress)
+    }
+
     /// The same, with a number of copy workers (tests; faults come through `FaultInjection`).
-    func importStick(at stickPath: String, settings: ImportSettings, workers: Int?,
+    func importStick(at stickPath: String, settings: ImportSettings, origin: ImportOrigin = .stick, workers: Int?,
                      progress: ((ImportProgress) -> Void)?) -> ImportResult {
-        var run = StickImport(library: self, stickPath: stickPath, settings: settings, progress: progress)
+        var run = StickImport(library: self, stickPath: stickPath, settings: settings, origin: origin, progress: progress)
         run.workers = workers
         return run.execute()
     }
@@ -47,6 +64,7 @@ struct StickImport {
     let library: CatalogLibrary
     let stickPath: String
     let settings: ImportSettings
+    let origin: ImportOrigin
     let progress: ((ImportProgress) -> Void)?
     /// `MonotonicClock.nanoseconds()` when the import began.
     let started: UInt64
@@ -65,8 +83,9 @@ struct StickImport {
         case failed(ImportProblem)
     }
 
-    init(library: CatalogLibrary, stickPath: String, settings: ImportSettings, progress: ((ImportProgress) -> Void)?) {
-        self.library = library; self.stickPath = stickPath; self.settings = settings
+    init(library: CatalogLibrary, stickPath: String, settings: ImportSettings, origin: ImportOrigin = .stick,
+         progress: ((ImportProgress) -> Void)?) {
+        self.library = library; self.stickPath = stickPath; self.settings = settings; self.origin = origin
         self.progress = progress
         started = MonotonicClock.nanoseconds()
     }
@@ -87,16 +106,7 @@ struct StickImport {
     }
 
     private func finish(_ outcome: ImportResult.Outcome, problems: [ImportProblem], catalog: LibraryCatalog? = nil) -> ImportResult {
-        let message: String
-        switch outcome {
-        case .switched:
-            message = "Updated to version \(version ?? 0): \(ImportResult.itemsText(items ?? 0))"
-        case .refused:
-            let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
-            message = "USB stick refused: \(problems.first.map(\.description) ?? "invalid")\(more)"
-        case .failed:
-            message = "Import failed: \(problems.first.map(\.description) ?? "error"); the playing catalog is unchanged"
-        }
+        let message = ImportResult.message(for: outcome, problems: problems, version: version, items: items, origin: origin)
         return ImportResult(outcome: outcome, message: message, problems: problems, notes: notes, version: version,
                             items: items, files: filesCopied, bytes: bytesCopied, seconds: elapsed, catalog: catalog,
                             switchMode: settings.switchMode)
@@ -122,15 +132,20 @@ struct StickImport {
         }
         let manifestBytes = try readManifest(stick)
         try verifySignature(stick, manifestBytes)
-        let manifest = try parse(manifestBytes)
+        let manifest = try ManifestGate.parse(manifestBytes)
         version = manifest.version
         items = manifest.allItems.count
 
         var problems: [ImportProblem] = []
-        if let problem = versionProblem(manifest.version, playing: playing) { problems.append(problem) }
+        if let problem = ManifestGate.versionProblem(manifest.version, library: library, playing: playing, settings: settings) {
+            problems.append(problem)
+        }
         let (files, fileProblems) = StickManifest.files(of: manifest)
         problems += fileProblems
         var sources: [String: String] = [:]
+        // `.network`: the files on the library's own file system, to hard-link instead of copy.
+        var linked: Set<String> = []
+        let libraryDevice: UInt64? = origin == .stick ? nil : (try? FileSystem.status(library.path, followLinks: true))??.device
         for file in files {
             switch stick.resolve(file.path) {
             case .failure(let p):
@@ -142,17 +157,21 @@ struct StickImport {
                                                   "size mismatch (manifest \(file.size), stick \(resolved.size) bytes)"))
                 }
                 sources[file.path] = resolved.path
+                if let libraryDevice, resolved.device == libraryDevice { linked.insert(file.path) }
             }
         }
         guard problems.isEmpty else { throw .refused(problems) }
         let total = files.reduce(Int64(0)) { $0 + $1.size }
-        try checkSpace(total)
+        // A network update's downloads are linked: only what is copied needs room (and when nothing
+        // is, the download already kept the margin free).
+        let copied = files.filter { !linked.contains($0.path) }.reduce(Int64(0)) { $0 + $1.size }
+        if origin == .stick || copied > 0 { try checkSpace(copied) }
 
         let generation: Int
         do { generation = try library.nextGeneration() } catch { throw .failed(libraryProblem(error)) }
         let staging = library.stagingPath(generation)
         do {
-            try copy(files, sources: sources, into: staging, manifestBytes: manifestBytes, total: total)
+            try copy(files, sources: sources, linked: linked, into: staging, manifestBytes: manifestBytes, total: total)
         } catch {
             try? FileSystem.removeTree(staging)
             try? FileSystem.syncDirectory(library.path)
@@ -207,7 +226,8 @@ struct StickImport {
         return bytes
     }
 
-    /// Verifies `manifest.json.minisig` over the manifest's exact bytes, before they are parsed.
+    /// Verifies `manifest.json.minisig` over the manifest's exact bytes, before they are parsed
+    /// (`ManifestGate.verifySignature`, which a network update's `checkManifest` runs too).
     private mutating func verifySignature(_ stick: StickFolder, _ manifest: [UInt8]) throws(Stop) {
         let name = StickFolder.signatureName
         let signaturePath: String?
@@ -216,61 +236,12 @@ struct StickImport {
         case .failure(let p) where p.kind == .missingFile: signaturePath = nil
         case .failure(let p): throw .refused([ImportProblem(.badSignature, file: name, p.reason)])
         }
-        guard let signaturePath else {
-            if settings.requireSignature {
-                throw .refused([ImportProblem(.missingSignature, file: name, "missing, and import.requireSignature is on")])
+        let note = try ManifestGate.verifySignature(manifest, present: signaturePath != nil, read: { () throws(Stop) in
+            do throws(FileError) { return try LibraryFiles.readSmallFile(signaturePath!, limit: 64 * 1024) } catch {
+                throw .failed(ImportProblem(.readError, file: name, "cannot be read: \(error.errno)"))
             }
-            return
-        }
-        guard !settings.trustedKeys.isEmpty else {
-            if settings.requireSignature {
-                throw .refused([ImportProblem(.untrustedKey, file: name, "import.requireSignature is on but import.trustedKeys is empty")])
-            }
-            notes.append("\(name) not checked: import.trustedKeys is empty")
-            return
-        }
-        let bytes: [UInt8]
-        do { bytes = try LibraryFiles.readSmallFile(signaturePath, limit: 64 * 1024) } catch {
-            throw .failed(ImportProblem(.readError, file: name, "cannot be read: \(error.errno)"))
-        }
-        do {
-            let signature = try MinisignSignature(bytes)
-            let key = try signature.verify(manifest, trustedKeys: settings.trustedKeys)
-            notes.append("signature verified with key \(key.keyID) (trusted comment: \(signature.trustedComment))")
-        } catch {
-            if case .untrustedKey = error { throw .refused([ImportProblem(.untrustedKey, file: name, "\(error)")]) }
-            throw .refused([ImportProblem(.badSignature, file: name, "\(error)")])
-        }
-    }
-
-    /// Parses and validates the manifest; when it is invalid, the refusal also carries the stick rules'
-    /// problems of the fields that are not already in error, so one pass reports everything.
-    private func parse(_ bytes: [UInt8]) throws(Stop) -> Manifest {
-        let result = ManifestParser.parse(bytes, catalogDirectory: nil)
-        guard let manifest = result.manifest else {
-            let errors = result.errors.map {
-                ImportProblem(.invalidManifest, field: $0.path, file: $0.path.isEmpty ? StickFolder.manifestName : nil, $0.reason)
-            }
-            var more: [ImportProblem] = []
-            if let draft = result.draft {
-                func related(_ a: String, _ b: String) -> Bool {
-                    a == b || b.hasPrefix(a + ".") || b.hasPrefix(a + "[") || a.hasPrefix(b + ".") || a.hasPrefix(b + "[")
-                }
-                more = StickManifest.files(of: draft).problems.filter { p in !errors.contains { related($0.field, p.field) } }
-            }
-            throw .refused(errors + more)
-        }
-        return manifest
-    }
-
-    /// Nil when `version` may be imported: newer than the last accepted one; equal to it when the
-    /// catalog of that version is not what plays (a repair); anything with `allowDowngrade`.
-    private func versionProblem(_ version: Int, playing: LibraryResolution) -> ImportProblem? {
-        guard !settings.allowDowngrade, let last = library.lastAcceptedVersion() else { return nil }
-        if version > last { return nil }
-        if version == last, playing.catalog?.manifest.version != last { return nil }
-        return ImportProblem(.notNewer, field: "version",
-                             "version \(version) is not newer than the last accepted version \(last) (import.allowDowngrade allows it)")
+        }, settings: settings, origin: origin)
+        if let note { notes.append(note) }
     }
 
     private func checkSpace(_ total: Int64) throws(Stop) {
@@ -317,10 +288,10 @@ struct StickImport {
         }
     }
 
-    private mutating func copy(_ files: [StickFile], sources: [String: String], into staging: String,
+    private mutating func copy(_ files: [StickFile], sources: [String: String], linked: Set<String>, into staging: String,
                                manifestBytes: [UInt8], total: Int64) throws(Stop) {
         do { try FileSystem.makeDirectory(staging) } catch { throw Self.writeFailure(error, file: nil) }
-        let board = CopyBoard(files: files, sources: sources, staging: staging)
+        let board = CopyBoard(files: files, sources: sources, linked: linked, staging: staging)
         let copyStart = MonotonicClock.nanoseconds()
         var lastReport = -1.0
         let workers = self.workers ?? Self.defaultWorkers(files: files.count)
@@ -337,6 +308,10 @@ struct StickImport {
         filesCopied = filesDone
         bytesCopied = done
         if let failure = board.failure { throw failure }
+        let linkedCount = board.linkedCount
+        if linkedCount > 0 {
+            notes.append("\(linkedCount) of \(files.count) files hard-linked from \(stickPath), each read once to check its SHA-256")
+        }
         let seconds = Self.seconds(since: copyStart)
         report(ImportProgress(phase: .copying, bytesDone: done, bytesTotal: total, filesDone: filesDone, filesTotal: files.count,
                               bytesPerSecond: seconds > 0 ? Double(done) / seconds : nil, eta: 0))

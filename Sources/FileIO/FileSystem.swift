@@ -81,6 +81,15 @@ public enum FileSystem {
         try Syscall.check("symlink", path, target: target) { Glibc.symlink(target, path) }
     }
 
+    /// Makes `path` a new name of the existing file `existing` (a hard link: one inode, two names;
+    /// `existing` is not followed if it is a symbolic link). Both must be on one file system.
+    /// The corresponding C function is `link`.
+    /// - Throws: `FileError` from `link` naming `existing` (`EXDEV` across file systems, `EEXIST`
+    ///   when `path` exists, `ENOENT`, `EPERM` on a file system without hard links, `ENOSPC`, `EMLINK`).
+    public static func hardLink(at path: String, to existing: String) throws(FileError) {
+        try Syscall.check("link", existing, target: path) { Glibc.link(existing, path) }
+    }
+
     /// Removes the file or link `path`. The corresponding C function is `unlink`.
     public static func unlink(_ path: String) throws(FileError) {
         try Syscall.check("unlink", path) { Glibc.unlink(path) }

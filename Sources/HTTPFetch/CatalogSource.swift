@@ -14,7 +14,9 @@ public enum PollOutcome: Sendable, Equatable {
 
 /// One media file of a manifest, as `fetchMedia` downloads it.
 public struct MediaFile: Sendable, Equatable {
-    /// The path relative to the catalog's `media/` folder, `/`-separated (`"spring/a.mp4"`).
+    /// The path relative to the folder `fetchMedia` is given as `under` (by default the catalog's
+    /// `media/` folder: `"spring/a.mp4"`; with `under: ""`, the catalog folder itself, as a
+    /// manifest's `src`: `"media/spring/a.mp4"`), `/`-separated.
     public var path: String
     /// The size in bytes.
     public var size: Int
@@ -39,7 +41,8 @@ public struct MediaFetchSummary: Sendable, Equatable {
     }
 }
 
-/// Polls `<base>/manifest.json` with conditional GETs and downloads `<base>/media/…`.
+/// Polls `<base>/manifest.json` with conditional GETs and downloads `<base>/media/…` (or any path
+/// of the folder: `fetchMedia(files:into:under:…)`).
 ///
 /// The validators (`ETag`, `Last-Modified`) of the last committed manifest are kept in a small
 /// JSON state file, so after a reboot an unchanged catalog still costs one 304. They are written
@@ -102,13 +105,15 @@ public final class CatalogPoller {
 
     /// One poll: a conditional GET of `manifest.json` (with the committed `ETag` and
     /// `Last-Modified`, RFC 9110 §13.1); after a 200, a GET of `manifest.json.minisig`.
+    /// - Parameter conditional: false sends no validators, so the manifest comes whole whatever was
+    ///   committed (a one-off import from the command line).
     /// - Returns: `.unchanged` after a 304, else the manifest and its signature.
     /// - Throws: `FetchError` from `HTTPClient.get` (`unreachable`, `timedOut`, `tls`, `http`…); a
     ///   signature GET that fails other than with a 404 is thrown too.
-    public func poll() throws(FetchError) -> PollOutcome {
+    public func poll(conditional: Bool = true) throws(FetchError) -> PollOutcome {
         lastPollBytes = 0
-        let response = try client.get(manifestURL, ifNoneMatch: committed.etag, ifModifiedSince: committed.lastModified,
-                                      maxBytes: maxManifestBytes)
+        let response = try client.get(manifestURL, ifNoneMatch: conditional ? committed.etag : nil,
+                                      ifModifiedSince: conditional ? committed.lastModified : nil, maxBytes: maxManifestBytes)
         lastPollBytes = response.bytesReceived
         if response.status == 304 { return .unchanged }
         pending = State(url: baseURL, etag: response.etag, lastModified: response.lastModified)
@@ -153,7 +158,8 @@ public final class CatalogPoller {
         return max(0, interval + Double.random(in: -spread...spread, using: &random))
     }
 
-    /// Downloads every file of `files` from `<base>/media/<path>` into `folder/<path>`, making
+    /// Downloads every file of `files` from `<base>/<under><path>` (by default `<base>/media/<path>`)
+    /// into `folder/<path>`, making
     /// subfolders as needed. A file already there with the right size and SHA-256 is not requested;
     /// a `.part` left by an earlier attempt is resumed. A retryable failure (`FetchError.isRetryable`:
     /// timeout, lost connection, 5xx) is retried up to `attempts` times per file, `retryDelay`
@@ -164,11 +170,14 @@ public final class CatalogPoller {
     /// so nothing is written outside `folder`.
     /// - Parameters:
     ///   - folder: the target folder; it must exist.
+    ///   - under: the folder of `baseURL` the paths are relative to, ending in `/`: `"media/"` (the
+    ///     default), or `""` for paths relative to the catalog, as a manifest's `src` (`media/a.mp4`),
+    ///     so that `folder` gets the stick's layout.
     ///   - progress: called with (bytes done, bytes in all files).
     /// - Throws: `unsafePath`, or the first non-retryable (or last) `FetchError` of a file; files
     ///   finished before it stay in place.
-    public func fetchMedia(files: [MediaFile], into folder: String, attempts: Int = 3, retryDelay: Double = 1,
-                           progress: ((Int, Int) -> Void)? = nil) throws(FetchError) -> MediaFetchSummary {
+    public func fetchMedia(files: [MediaFile], into folder: String, under: String = "media/", attempts: Int = 3,
+                           retryDelay: Double = 1, progress: ((Int, Int) -> Void)? = nil) throws(FetchError) -> MediaFetchSummary {
         for file in files where !Self.isSafe(file.path) { throw .unsafePath(file.path) }
         let total = files.reduce(0) { $0 + $1.size }
         var summary = MediaFetchSummary()
@@ -179,7 +188,7 @@ public final class CatalogPoller {
             do { try FileSystem.makeDirectories(parent) } catch {
                 throw error.errno.isOutOfSpace ? .noSpace(path: error.path) : .io(path: error.path, errno: error.errno)
             }
-            let url = baseURL + "media/" + Self.percentEncoded(file.path)
+            let url = baseURL + Self.percentEncoded(under) + Self.percentEncoded(file.path)
             var attempt = 1
             while true {
                 do {

@@ -53,13 +53,16 @@ public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
         case stickRemoved
         /// Another import holds the library's lock.
         case busy
+        /// A network update could not download a file or its manifest: the server unreachable, a
+        /// timeout, a 5xx status, a refused certificate (`HTTPFetch.FetchError`).
+        case downloadFailed
         /// The library folder itself is unusable (permissions, not a folder).
         case libraryError
 
         /// Whether this kind is a failure of the import (exit 1) rather than a refusal of the stick (exit 65).
         public var isFailure: Bool {
             switch self {
-            case .noSpace, .readError, .writeError, .stickRemoved, .busy, .libraryError: return true
+            case .noSpace, .readError, .writeError, .stickRemoved, .busy, .libraryError, .downloadFailed: return true
             default: return false
             }
         }

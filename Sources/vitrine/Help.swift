@@ -9,7 +9,7 @@ ALSA sound, or into a headless output that can record and take snapshots.
 
 commands:
   run        play a catalog folder (or the library's current catalog) in a loop
-  import     copy a USB stick's catalog into the library, verified, and switch to it
+  import     copy a USB stick's (or a URL's) catalog into the library, verified, and switch to it
   play       play files given on the command line (an ad-hoc playlist)
   validate   check a manifest, its media files and a stick's sizes and hashes
   schedule   list when a catalog's schedule changes playlist and turns the display on or off
@@ -68,12 +68,17 @@ not exist, 69 no display (a missing sound device only mutes the run), 64 usage, 
 
 let importHelp = """
 usage: vitrine import PATH [--library DIR] [--config FILE] [--events FILE] [--quiet] [--standalone]
+       vitrine import URL [--library DIR] [--config FILE] [--events FILE] [--quiet] [--standalone]
        vitrine import --check [--deep] [--library DIR] [--config FILE]
 
 Copies the catalog on a USB stick into the library and switches to it. PATH is the stick's mount
 point (holding vitrine/) or the vitrine/ folder. The manifest must give size and sha256 for every
 file; vitrine/manifest.json.minisig is verified against config import.trustedKeys. Every file is
 hashed while it is copied; the playing catalog is untouched until the new one is whole on disk.
+A URL (https://host/folder/, laid out as a stick's vitrine/ folder) is downloaded instead, with
+the config's update settings (caFile, timeouts, bandwidthLimit; a signature is required unless
+update.requireSignature is false): files the playing catalog holds are not fetched, the others
+are checked while they download into <library>/downloads/vitrine/, which is then imported.
 When a player is playing this library (it holds <library>/player.lock), the import runs in the
 player, which shows its progress and result on screen and switches at the next item boundary;
 this command waits for its answer and exits the same way.
@@ -91,7 +96,7 @@ options:
 
 exit codes: 0 switched, or already up to date (the stick holds the catalog that plays; --check:
 a catalog can play), 65 refused (reasons on stderr; --check: nothing can play), 1 failed (I/O
-error, disk full, another import running), 64 usage.
+error, disk full, another import running, the server unreachable), 64 usage.
 """
 
 let playHelp = """

@@ -137,9 +137,9 @@ func commandRun(_ argv: [String]) throws -> Exit {
     }
     let location = try args.options["catalog"].map(catalogLocation)
     let options = try runOptions(args)
-    let source: ApplianceSupervisor.Source = try location.map { .catalog(folder: $0.catalog, manifest: $0.manifest) }
-        ?? .library(CatalogLibrary(path: try args.options["library"] ?? loadConfig(args).library))
     let config = try loadConfig(args)
+    let source: ApplianceSupervisor.Source = location.map { .catalog(folder: $0.catalog, manifest: $0.manifest) }
+        ?? .library(CatalogLibrary(path: args.options["library"] ?? config.library))
     // The last warnings and errors, for the status of the control socket and MQTT.
     let problems = RecentProblems()
     let base = try makeLog(args)
@@ -150,7 +150,8 @@ func commandRun(_ argv: [String]) throws -> Exit {
     do { eventLog = try options.eventsPath.map { try EventLog(path: $0) } } catch {
         throw UsageError(description: "--events: cannot open \(options.eventsPath ?? ""): \(error.localizedDescription)")
     }
-    let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: try loadConfig(args).importSettings,
+    let supervisor = ApplianceSupervisor(source: source, options: options, importSettings: config.importSettings,
+                                         update: config.update, updateDefaults: config.updateDefaults,
                                          mediaRoot: args.options["media-root"] ?? ImportService.defaultMediaRoot,
                                          eventLog: eventLog,
                                          fleet: FleetService(mqtt: config.mqtt, control: config.control, library: args.options["library"] ?? config.library,

@@ -9,41 +9,6 @@ import VitrineTestSupport
 import Glibc
 #endif
 
-/// A tmpfs of a given size on a temporary folder; unmounted by `unmount()`.
-final class SmallTmpfs {
-    let path: String
-    private var mounted = false
-
-    init(megabytes: Int) throws {
-        path = try makeTemporaryFolder()
-        let result = try Subprocess.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
-        guard result.code == 0 else { throw NginxError("mount tmpfs on \(path): \(result.err)") }
-        mounted = true
-    }
-
-    /// Grows (or shrinks) the file system; its files stay.
-    func resize(megabytes: Int) throws {
-        let result = try Subprocess.run("/usr/bin/mount", ["-o", "remount,size=\(megabytes)m", path])
-        guard result.code == 0 else { throw NginxError("remount \(path): \(result.err)") }
-    }
-
-    func unmount() {
-        guard mounted else { return }
-        mounted = false
-        _ = try? Subprocess.run("/usr/bin/umount", [path])
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    deinit { unmount() }
-
-    /// Whether this process may mount a tmpfs (root, and a kernel and container that allow it).
-    static let canMount: Bool = {
-        guard geteuid() == 0, let probe = try? SmallTmpfs(megabytes: 1) else { return false }
-        probe.unmount()
-        return true
-    }()
-}
-
 @Test("a full disk: noSpace naming the part, the part kept, and the download resumes once there is room",
       .enabled(if: NginxAvailability.installed, NginxAvailability.absent),
       .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and a system that allows mount(2)"))

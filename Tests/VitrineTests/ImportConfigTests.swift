@@ -53,3 +53,69 @@ struct ImportConfigTests {
         #expect(c.library == CatalogLibrary.defaultPath)
     }
 }
+
+@Suite("Update config")
+struct UpdateConfigTests {
+    let key = "RWR08epwkLa2H/IMLA5NqbnEWKAllFDeuhliLKSJaRvH0AEaMIQ/L8CW"
+
+    func parse(_ json: String) throws(ConfigError) -> PlayerConfig { try PlayerConfig(json: Array(json.utf8)) }
+
+    func problems(_ json: String) -> [String] {
+        do { _ = try parse(json); return [] } catch { return error.problems }
+    }
+
+    @Test("update.* sets the network source; no url is no update; the defaults are 300 s ± 10 %, signed, 10 s and 30 s")
+    func parses() throws {
+        #expect(PlayerConfig().update == nil)
+        #expect(try parse(#"{"update": {"interval": 60}}"#).update == nil)
+        let c = try parse(#"{"import": {"trustedKeys": ["\#(key)"]}, "update": {"url": "https://cms.example/shop-12"}}"#)
+        #expect(c.update == UpdateSettings(url: "https://cms.example/shop-12/"))
+        #expect(c.update?.url == "https://cms.example/shop-12/")
+        #expect(c.update.map { ($0.interval, $0.jitter, $0.requireSignature, $0.connectTimeout, $0.lowSpeedTimeout) }
+                    .map { $0 == (300, 0.1, true, 10, 30) } == true)
+        let ca = Harness.scratch + "/update-ca.pem"
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: ca))
+        // `update` before `import`: the keys are still seen.
+        let all = try parse(#"{"update": {"url": "http://10.0.0.5/c/", "interval": 10, "jitter": 0, "caFile": "\#(ca)", "allowPlainHTTP": true,"#
+                            + #" "bandwidthLimit": 250000, "requireSignature": true, "connectTimeout": 2.5, "lowSpeedTimeout": 1},"#
+                            + #" "import": {"trustedKeys": ["\#(key)"]}}"#)
+        let u = try #require(all.update)
+        #expect(u == UpdateSettings(url: "http://10.0.0.5/c/", interval: 10, jitter: 0, caFile: ca, allowPlainHTTP: true,
+                                    bandwidthLimit: 250_000, requireSignature: true, connectTimeout: 2.5, lowSpeedTimeout: 1))
+        let f = u.fetchSettings
+        #expect(f.caFile == ca && f.allowPlainHTTP && f.bandwidthLimit == 250_000 && f.connectTimeout == 2.5 && f.lowSpeedTimeout == 1)
+        // A network catalog's import policy: import.* with update.requireSignature.
+        #expect(u.importSettings(from: all.importSettings).requireSignature)
+        #expect(!all.importSettings.requireSignature)
+        let unsigned = try parse(#"{"update": {"url": "https://cms.example/", "requireSignature": false}}"#)
+        #expect(unsigned.update?.requireSignature == false)
+    }
+
+    @Test("every mistake is named with its path: plain http, a signature without keys, ranges, types, unknown keys")
+    func mistakes() {
+        #expect(problems(#"{"update": {"url": "http://cms.example/", "requireSignature": false}}"#)
+                    == ["update.url: plain http:// is refused unless update.allowPlainHTTP is true; use https://"])
+        #expect(problems(#"{"update": {"url": "https://cms.example/"}}"#)
+                    == ["update.requireSignature: needs at least one key in import.trustedKeys (or false to accept unsigned catalogs)"])
+        #expect(problems(#"{"update": {"url": "ftp://cms.example/", "requireSignature": false}}"#)
+                    == ["update.url: expected the catalog folder's URL, https://host/path/ (no spaces)"])
+        #expect(problems(#"{"update": {"url": "https://cms example/", "requireSignature": false}}"#)
+                    == ["update.url: expected the catalog folder's URL, https://host/path/ (no spaces)"])
+        #expect(problems(#"{"update": {"url": 3, "interval": 9, "jitter": 1.5, "caFile": "/nonexistent/ca.pem", "allowPlainHTTP": "no","#
+                         + #" "bandwidthLimit": 0, "connectTimeout": 0, "lowSpeedTimeout": 0.5, "retries": 2}}"#) == [
+            "update.url: expected a string (the catalog folder's https:// URL) or null",
+            "update.interval: expected a number of seconds ≥ 10",
+            "update.jitter: expected a number from 0 to 1",
+            "update.caFile: cannot read /nonexistent/ca.pem (a PEM file of certificate authorities)",
+            "update.allowPlainHTTP: expected true or false",
+            "update.bandwidthLimit: expected an integer number of bytes per second ≥ 1, or null",
+            "update.connectTimeout: expected a number of seconds > 0",
+            "update.lowSpeedTimeout: expected a number of seconds ≥ 1",
+            "update.retries: unknown field \"retries\"",
+        ])
+        #expect(problems(#"{"update": "https://cms.example/"}"#) == ["update: expected an object"])
+        // A bad key list is reported once, under import.trustedKeys.
+        #expect(problems(#"{"update": {"url": "https://cms.example/"}, "import": {"trustedKeys": ["RWQnope"]}}"#)
+                    == ["import.trustedKeys[0]: not a minisign public key: invalid base64 (give the base64 line of a minisign .pub file)"])
+    }
+}

@@ -5,8 +5,8 @@ import VitrineCore
 
 /// The appliance's life, run after run: plays a catalog folder, or the library's current catalog
 /// (else the previous one, else the slate), and carries on for as long as `--duration` allows.
-/// - A library that plays holds its player lock and imports USB sticks and `vitrine import` requests
-///   (`ImportService`) in the running player.
+/// - A library that plays holds its player lock and imports USB sticks, `vitrine import` requests
+///   and, with `update.url`, network updates (`ImportService`, `NetworkUpdateService`) in the running player.
 /// - An imported catalog with other display settings ends the run; the library plays again, with a
 ///   new output in the new mode, for what is left of the duration and the snapshot times.
 /// - While nothing can play (no catalog, no manifest, an invalid one) the slate says why for 10 s at
@@ -39,6 +39,8 @@ public final class ApplianceSupervisor {
     public let source: Source
     private var options: RunOptions
     private let importSettings: ImportSettings
+    private let update: UpdateSettings?
+    private let updateDefaults: UpdateSettings?
     private let mediaRoot: String
     private let eventLog: EventLog?
     private let fleet: FleetService?
@@ -50,12 +52,18 @@ public final class ApplianceSupervisor {
     /// - Parameters:
     ///   - options: the runs' options; `duration` and `snapshotTimes` count across runs.
     ///   - importSettings, mediaRoot: for USB imports while a library plays.
+    ///   - update: network updates of the library (config `update`), polled while it plays; nil for none.
+    ///   - updateDefaults: the settings of a one-off network import (`vitrine import URL` handed to
+    ///     the player) when `update` is nil (`PlayerConfig.updateDefaults`).
     ///   - eventLog: one event log for every run and the imports (it rotates itself).
     public init(source: Source, options: RunOptions, importSettings: ImportSettings = ImportSettings(),
+                update: UpdateSettings? = nil, updateDefaults: UpdateSettings? = nil,
                 mediaRoot: String = ImportService.defaultMediaRoot, eventLog: EventLog?, fleet: FleetService? = nil, log: Logger) {
         self.source = source
         self.options = options
         self.importSettings = importSettings
+        self.update = update
+        self.updateDefaults = updateDefaults
         self.mediaRoot = mediaRoot
         self.eventLog = eventLog
         self.fleet = fleet
@@ -79,6 +87,8 @@ public final class ApplianceSupervisor {
             } else {
                 importer = ImportService(library: library, settings: importSettings, mediaRoot: mediaRoot,
                                          eventLog: eventLog, log: log.child("import"))
+                importer?.network.defaults = updateDefaults
+                if let update { importer?.startNetworkUpdates(settings: update) }
             }
         }
         defer { _ = playerLock }

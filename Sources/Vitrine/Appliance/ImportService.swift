@@ -15,6 +15,10 @@ import RunLoop
 /// On the run loop (`attach(to:)`) the watches' descriptors and one timer drive it; it never blocks
 /// (a non-blocking inotify read, and a folder scan every 2 s while a stick may still be mounting).
 /// The import thread talks to the run loop only through this object's lock.
+///
+/// Network updates (`startNetworkUpdates(settings:)`, `NetworkUpdateService`) share its one-import-
+/// at-a-time flag, its banner, its event log and its hand-off of the switched catalog: a stick, a
+/// request and a network update never run together.
 public final class ImportService: @unchecked Sendable {  // the watches, scan times and loop handles are the run loop's; what the import thread shares is behind `lock`
     public let library: CatalogLibrary
     public let settings: ImportSettings
@@ -78,7 +82,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     }
 
     /// Shows `b` on the banner of the engine on screen and remembers it for the next one.
-    private func show(_ b: Banner, awaitingSwitch awaiting: Bool = false) {
+    func show(_ b: Banner, awaitingSwitch awaiting: Bool = false) {
         lock.lock()
         awaitingSwitch = awaiting
         switchTaken = false
@@ -87,8 +91,11 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         lock.unlock()
         board?.show(b)
     }
-    private let eventLog: EventLog?
-    private let log: Logger
+    let eventLog: EventLog?
+    let log: Logger
+    /// Network catalog updates: polls of `update.url` once `startNetworkUpdates(settings:)` is
+    /// called, and one-off imports of a URL (`importURL(_:)`, `vitrine import URL`).
+    public let network: NetworkUpdateService
 
     private let lock = NSLock()
     /// The thread that polls (the run loop's), checked in debug builds.
@@ -120,6 +127,68 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         self.mediaRoot = mediaRoot
         self.eventLog = eventLog
         self.log = log
+        network = NetworkUpdateService(log: log.child("update"))
+        network.bind(to: self)
+    }
+
+    /// Polls `settings.url` from now on: the first poll `firstPollDelay` seconds from now (not
+    /// blocking playback), then every `settings.interval` ± jitter, on the run loop's timer once
+    /// attached; each poll and download on a thread of its own. See `NetworkUpdateService`.
+    public func startNetworkUpdates(settings: UpdateSettings, firstPollDelay: Double = NetworkUpdateService.firstPollDelay) {
+        network.start(settings: settings, firstPollDelay: firstPollDelay)
+    }
+
+    /// Polls `update.url` at once (after the import running, if one is). `vitrine ctl sync`.
+    public func syncNow() { network.syncNow() }
+
+    /// Imports the catalog folder at `url` once (its manifest fetched whole, then as a poll that
+    /// found it changed), with the `update` settings (defaults when there is no `update.url`).
+    /// `vitrine ctl import URL`.
+    public func importURL(_ url: String) { network.importURL(url, requestFile: nil) }
+
+    /// The last import's outcome (a stick, a request, a network update), for the status command.
+    public var lastImport: ImportRecord? { lock.lock(); defer { lock.unlock() }; return lastRecord }
+    private var lastRecord: ImportRecord?
+
+    /// The last poll of `update.url`, for the status command; nil before the first.
+    public var lastPoll: PollRecord? { network.lastPoll }
+
+    func record(_ r: ImportRecord) { lock.lock(); lastRecord = r; lock.unlock() }
+
+    /// Takes the one-import-at-a-time flag; false when an import (stick, request, network) runs.
+    func claim() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        if busy { return false }
+        busy = true
+        return true
+    }
+
+    /// Ends an import begun with `claim()`: hands `catalog` (a switch) to the run loop
+    /// (`takeSwitchedCatalog`), then starts what waited: a queued request, a network poll.
+    func release(switched catalog: LibraryCatalog?) {
+        lock.lock()
+        if let catalog { switched = catalog }
+        busy = false
+        let next = queuedRequests.isEmpty ? nil : queuedRequests.removeFirst()
+        lock.unlock()
+        if let next { request(next) }
+        network.resume()
+    }
+
+    /// The result banner of a switched import: "Playing it now", or "… after the current item".
+    func showSwitched(_ result: ImportResult) {
+        let immediate = result.switchMode == .immediate
+        show(Banner(title: result.message, detail: immediate ? "Playing it now" : "Playing it after the current item",
+                    progress: nil, style: .success, hideAfter: Self.resultSeconds), awaitingSwitch: !immediate)
+    }
+
+    /// Takes the import's banner down (a stick pulled, a network update that stopped).
+    func hideBanner() {
+        lock.lock()
+        lastBanner = nil
+        let board = bannerBoard
+        lock.unlock()
+        board?.hide()
     }
 
     /// `<library>/player.lock`: a running player holds `flock(LOCK_EX)` on it, so `vitrine import`
@@ -173,10 +242,6 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         return c
     }
 
-    /// The last import's source, outcome, message and UTC time; nil before the first.
-    public var lastImportRecord: ImportRecord? { lock.lock(); defer { lock.unlock() }; return lastImport }
-    private var lastImport: ImportRecord?
-
     /// Whether an import is running.
     public var isImporting: Bool { lock.lock(); defer { lock.unlock() }; return busy }
 
@@ -190,10 +255,12 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         loop.assertInLoop()
         attached = (loop, [], nil)
         look()
+        network.attach(to: loop)
     }
 
     /// Stops watching on the loop given to `attach(to:)`; an import running goes on.
     public func detach() {
+        network.detach()
         guard let a = attached else { return }
         a.watches.forEach { $0.cancel() }
         a.next?.cancel()
@@ -304,15 +371,24 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
         }
     }
 
-    /// A request file from `vitrine import`: `{"path": "/media/stick"}`, answered by `<id>.result`.
+    /// A request file from `vitrine import`: `{"path": "/media/stick"}`, or `{"url": "https://…/"}`
+    /// (a network import, `NetworkUpdateService.importURL`), answered by `<id>.result`.
     private func request(_ file: String) {
         lock.lock()
         if queuedRequests.contains(file) { lock.unlock(); return }
         lock.unlock()
         guard let data = FileManager.default.contents(atPath: file),
-              case let .object(members)? = try? JSONValue(parsing: data),
-              case let .string(path)? = members.first(where: { $0.key == "path" })?.value else {
-            log.warning("import request \(file): unreadable; expected {\"path\": \"…\"}")
+              case let .object(members)? = try? JSONValue(parsing: data) else {
+            log.warning("import request \(file): unreadable; expected {\"path\": \"…\"} or {\"url\": \"…\"}")
+            Self.answer(file, ImportAnswer(outcome: "failed", message: "unreadable request", problems: []))
+            return
+        }
+        if case let .string(url)? = members.first(where: { $0.key == "url" })?.value {
+            network.importURL(url, requestFile: file)
+            return
+        }
+        guard case let .string(path)? = members.first(where: { $0.key == "path" })?.value else {
+            log.warning("import request \(file): unreadable; expected {\"path\": \"…\"} or {\"url\": \"…\"}")
             Self.answer(file, ImportAnswer(outcome: "failed", message: "unreadable request", problems: []))
             return
         }
@@ -324,10 +400,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     /// Starts an import on its own thread; false when one is already running.
     @discardableResult
     func start(source: String, requestFile: String?) -> Bool {
-        lock.lock()
-        if busy { lock.unlock(); return false }
-        busy = true
-        lock.unlock()
+        guard claim() else { return false }
         log.info("importing a catalog from \(source)")
         eventLog?.writeImportStarted(source: source)
         show(Banner(title: "Updating catalog…", detail: "Checking \(source)", progress: nil, style: .progress))
@@ -347,10 +420,11 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     }
 
     /// The banner for one progress report: percent and time left while copying.
-    static func progressBanner(_ p: ImportProgress) -> Banner {
+    static func progressBanner(_ p: ImportProgress, network: Bool = false) -> Banner {
         switch p.phase {
         case .checking:
-            return Banner(title: "Updating catalog…", detail: "Checking the stick", progress: nil, style: .progress)
+            return Banner(title: "Updating catalog…", detail: network ? "Checking the download" : "Checking the stick",
+                          progress: nil, style: .progress)
         case .copying:
             var detail = "\(Int((p.fraction * 100).rounded(.down))) %"
             if let eta = p.eta { detail += " · about \(max(1, Int(eta.rounded(.up)))) s left" }
@@ -363,17 +437,11 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
 
     private func finish(_ result: ImportResult, source: String, requestFile: String?) {
         eventLog?.writeImportFinished(result, source: source)
-        lock.lock()
-        lastImport = ImportRecord(source: source, outcome: result.outcome.rawValue, message: result.message,
-                                  time: Date().timeIntervalSince1970)
-        lock.unlock()
         var answer = ImportAnswer(outcome: result.outcome.rawValue, message: result.message, problems: result.problems.map(\.description))
         switch result.outcome {
         case .switched:
             log.info("import from \(source): \(result.message) (\(result.bytes) bytes in \(String(format: "%.1f", result.seconds)) s)")
-            let immediate = result.switchMode == .immediate
-            show(Banner(title: result.message, detail: immediate ? "Playing it now" : "Playing it after the current item",
-                        progress: nil, style: .success, hideAfter: Self.resultSeconds), awaitingSwitch: !immediate)
+            showSwitched(result)
         case .refused where Self.isAlreadyPlaying(source: source, library: library):
             // The same stick again (its manifest byte for byte the catalog that plays): not a fault.
             log.info("import from \(source): the catalog on it is the one playing (\(result.message))")
@@ -384,11 +452,7 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
             // The stick was pulled (its manifest cannot be read any more, as during its unmount): not
             // a failed update to show the public, and nothing changed.
             log.warning("import from \(source) stopped: the stick was removed (\(result.message)); the playing catalog is unchanged")
-            lock.lock()
-            lastBanner = nil
-            let board = bannerBoard
-            lock.unlock()
-            board?.hide()
+            hideBanner()
         case .refused, .failed:
             log.error("import from \(source) \(result.outcome.rawValue): \(result.message)")
             for p in result.problems.dropFirst() { log.error("  \(p)") }
@@ -396,12 +460,8 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
                                detail: result.message, progress: nil, style: .failure, hideAfter: Self.resultSeconds))
         }
         if let requestFile { Self.answer(requestFile, answer) }
-        lock.lock()
-        if result.outcome == .switched, let c = result.catalog { switched = c }
-        busy = false
-        let next = queuedRequests.isEmpty ? nil : queuedRequests.removeFirst()
-        lock.unlock()
-        if let next { request(next) }
+        record(ImportRecord(source: source, outcome: answer.outcome, message: answer.message))
+        release(switched: result.outcome == .switched ? result.catalog : nil)
     }
 
     /// Whether the stick's `vitrine/manifest.json` is byte for byte the `catalog.json` of the library's
@@ -456,33 +516,34 @@ public final class ImportService: @unchecked Sendable {  // the watches, scan ti
     }
 }
 
-/// One finished import, for the status (`ImportService.lastImportRecord`).
-public struct ImportRecord: Sendable, Equatable {
-    /// The stick folder, request path or URL.
-    public var source: String
-    /// `switched`, `refused` or `failed`.
-    public var outcome: String
-    public var message: String
-    /// UTC seconds.
-    public var time: Double
-}
-
 extension ImportService {
     /// The status's `lastImport`: `{"source", "outcome", "message", "time"}`, or null.
     var lastImportStatus: JSONValue {
-        guard let r = lastImportRecord else { return .null }
+        guard let r = lastImport else { return .null }
         return .object([("source", .string(r.source)), ("outcome", .string(r.outcome)), ("message", .string(r.message)),
-                        ("time", .string(EventLog.iso(r.time)))])
+                        ("time", .string(EventLog.iso(r.wall)))])
     }
 
-    /// Starts importing the catalog folder (a stick's mount point or its `vitrine/` folder) at
-    /// `source`; nil, or why not (an import is running; a URL without `update.url`).
+    /// The status's `lastPoll`: `{"url", "outcome", "bytes", "message", "time"}`, or null.
+    var lastPollStatus: JSONValue {
+        guard let p = lastPoll else { return .null }
+        return .object([("url", .string(p.url)), ("outcome", .string(p.outcome.rawValue)), ("bytes", .int(p.bytes)),
+                        ("message", .text(p.message)), ("time", .string(EventLog.iso(p.wall)))])
+    }
+
+    /// Starts importing the catalog folder (a stick's mount point or its `vitrine/` folder) or the
+    /// catalog URL at `source`; nil, or why not (a folder while another import runs: a URL waits
+    /// for it instead).
     func startImport(source: String) -> String? {
-        if source.hasPrefix("https://") || source.hasPrefix("http://") { return "network imports are not configured (update.url)" }
+        if UpdateSettings.isURL(source) { importURL(source); return nil }
         guard source.hasPrefix("/") else { return "expected an absolute folder path or an https:// URL" }
         return start(source: source, requestFile: nil) ? nil : "an import is already running"
     }
 
-    /// Polls `update.url` now.
-    func syncNow() -> String? { "network updates are not configured (update.url)" }
+    /// Polls `update.url` now; nil, or why not.
+    func syncNowIfConfigured() -> String? {
+        guard network.isPolling else { return "there is no update.url in the config" }
+        syncNow()
+        return nil
+    }
 }

@@ -12,8 +12,10 @@ import Crypto
 ///   "headless": { "width": 1280, "height": 720, "refresh": 30 },
 ///   "input": { "calibration": [1, 0, 0, 0, 1, 0] },
 ///   "import": { "requireSignature": false, "trustedKeys": [], "allowDowngrade": false, "switch": "boundary" },
+///   "update": { "url": null, "interval": 300, "jitter": 0.1, "caFile": null, "allowPlainHTTP": false,
+///               "bandwidthLimit": null, "requireSignature": true, "connectTimeout": 10, "lowSpeedTimeout": 30 },
 ///   "cec": { "enabled": false, "port": null }, "timezone": null,
-///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": null } }
+///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -34,6 +36,12 @@ public struct PlayerConfig: Sendable, Equatable {
     public var touchCalibration: CalibrationMatrix?
     /// USB stick imports (`import`): signature policy, trusted minisign keys, downgrades, switch timing.
     public var importSettings = ImportSettings()
+    /// Network catalog updates (`update`): the catalog folder polled over HTTPS, and how; nil when
+    /// there is no `update.url`.
+    public var update: UpdateSettings?
+    /// `update.*` as parsed whether or not `update.url` is set (its `url` is then `""`): the CA,
+    /// timeouts and signature policy of a one-off `vitrine import URL` (`UpdateSettings.with(url:)`).
+    public var updateDefaults = UpdateSettings(url: "")
     /// HDMI-CEC (`cec.enabled`): the TV's standby and power-on through libcec as well as KMS.
     public var cecEnabled = false
     /// The CEC adapter's com port (`cec.port`: `/dev/ttyACM0`, `/dev/cec0`); nil takes the first one libcec finds.
@@ -56,6 +64,7 @@ public struct PlayerConfig: Sendable, Equatable {
         let root: JSONValue
         do { root = try JSONValue(parsing: bytes) } catch { throw ConfigError(problems: ["invalid JSON at \(error)"]) }
         var problems: [String] = []
+        var updateValues: [(key: String, value: JSONValue)]?
         guard case let .object(members) = root else { throw ConfigError(problems: ["expected an object, found \(root.typeDescription)"]) }
         func int(_ v: JSONValue, _ path: String, min: Int) -> Int? {
             if case let .number(n) = v, let i = n.intValue, i >= min { return i }
@@ -115,6 +124,9 @@ public struct PlayerConfig: Sendable, Equatable {
                     && !problems.contains(where: { $0.hasPrefix("import.trustedKeys") }) {
                     problems.append("import.requireSignature: needs at least one key in import.trustedKeys")
                 }
+            case "update":
+                guard case let .object(inner) = value else { problems.append("update: expected an object"); continue }
+                updateValues = inner
             case "cec":
                 guard case let .object(inner) = value else { problems.append("cec: expected an object"); continue }
                 for (k, v) in inner {
@@ -180,7 +192,78 @@ public struct PlayerConfig: Sendable, Equatable {
             }
         }
         if bufferFrames < periodFrames * 2 { problems.append("audio.bufferFrames: must be at least twice audio.periodFrames") }
+        // After the loop: `update.requireSignature` needs `import.trustedKeys`, wherever `import` is.
+        if let updateValues {
+            (updateDefaults, update) = Self.parseUpdate(updateValues, trustedKeys: importSettings.trustedKeys,
+                                                        keysInError: problems.contains { $0.hasPrefix("import.trustedKeys") },
+                                                        problems: &problems)
+        }
         if !problems.isEmpty { throw ConfigError(problems: problems) }
+    }
+
+    /// `update.*`: the settings without a url, and with it (nil when `url` is missing or null; the
+    /// other keys are still checked).
+    private static func parseUpdate(_ members: [(key: String, value: JSONValue)], trustedKeys: [MinisignPublicKey],
+                                    keysInError: Bool, problems: inout [String]) -> (UpdateSettings, UpdateSettings?) {
+        var url: String?
+        var s = UpdateSettings(url: "")
+        func seconds(_ v: JSONValue, _ at: String, min: Double, inclusive: Bool) -> Double? {
+            if case let .number(n) = v, n.value.isFinite, inclusive ? n.value >= min : n.value > min { return n.value }
+            problems.append("\(at): expected a number of seconds \(inclusive ? "≥" : ">") \(Int(min))"); return nil
+        }
+        for (k, v) in members {
+            let at = JSONPath.member("update", k)
+            switch k {
+            case "url":
+                if case .null = v { continue }
+                guard case let .string(text) = v else { problems.append("\(at): expected a string (the catalog folder's https:// URL) or null"); continue }
+                url = text
+            case "interval":
+                if let x = seconds(v, at, min: UpdateSettings.minimumInterval, inclusive: true) { s.interval = x }
+            case "jitter":
+                guard case let .number(n) = v, n.value >= 0, n.value <= 1 else { problems.append("\(at): expected a number from 0 to 1"); continue }
+                s.jitter = n.value
+            case "caFile":
+                if case .null = v { continue }
+                guard case let .string(path) = v, !path.isEmpty else { problems.append("\(at): expected the path of a PEM file, or null"); continue }
+                if !FileManager.default.isReadableFile(atPath: path) {
+                    problems.append("\(at): cannot read \(path) (a PEM file of certificate authorities)"); continue
+                }
+                s.caFile = path
+            case "allowPlainHTTP", "requireSignature":
+                guard case let .bool(flag) = v else { problems.append("\(at): expected true or false"); continue }
+                if k == "allowPlainHTTP" { s.allowPlainHTTP = flag } else { s.requireSignature = flag }
+            case "bandwidthLimit":
+                if case .null = v { continue }
+                guard case let .number(n) = v, let i = n.intValue, i >= 1 else {
+                    problems.append("\(at): expected an integer number of bytes per second ≥ 1, or null"); continue
+                }
+                s.bandwidthLimit = i
+            case "connectTimeout":
+                if let x = seconds(v, at, min: 0, inclusive: false) { s.connectTimeout = x }
+            case "lowSpeedTimeout":
+                if let x = seconds(v, at, min: 1, inclusive: true) { s.lowSpeedTimeout = x }
+            default:
+                problems.append("\(at): unknown field \(JSONPath.quoted(k))")
+            }
+        }
+        guard let url else { return (s, nil) }
+        let lower = url.lowercased()
+        let scheme = lower.hasPrefix("https://") ? "https://" : lower.hasPrefix("http://") ? "http://" : nil
+        let rest = scheme.map { url.dropFirst($0.count) } ?? ""
+        if scheme == nil || rest.isEmpty || rest.hasPrefix("/")
+            || url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            problems.append("update.url: expected the catalog folder's URL, https://host/path/ (no spaces)")
+            return (s, nil)
+        }
+        if scheme == "http://" && !s.allowPlainHTTP {
+            problems.append("update.url: plain http:// is refused unless update.allowPlainHTTP is true; use https://")
+            return (s, nil)
+        }
+        if s.requireSignature && trustedKeys.isEmpty && !keysInError {
+            problems.append("update.requireSignature: needs at least one key in import.trustedKeys (or false to accept unsigned catalogs)")
+        }
+        return (s, s.with(url: url))
     }
 
     /// Applies the config to run options (command-line flags applied later win).

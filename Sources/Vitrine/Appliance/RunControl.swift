@@ -62,6 +62,7 @@ final class RunControl: ControlTarget {
         if let importer {
             fields.append(("importing", .bool(importer.isImporting)))
             fields.append(("lastImport", importer.lastImportStatus))
+            fields.append(("lastPoll", importer.lastPollStatus))
         }
         return fields
     }
@@ -119,6 +120,6 @@ final class RunControl: ControlTarget {
 
     func syncNow() -> String? {
         guard let importer else { return "network updates need the library (vitrine run without --catalog)" }
-        return importer.syncNow()
+        return importer.syncNowIfConfigured()
     }
 }

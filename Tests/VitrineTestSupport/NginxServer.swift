@@ -1,22 +1,22 @@
 // A real nginx (Debian's nginx-light, installed by tools/setup) on loopback ports chosen at random,
 // serving a temporary folder over HTTPS with a certificate of a throwaway CA made by the openssl CLI.
+// Shared by HTTPFetchTests and the player's network update tests (VitrineTests).
 import Foundation
 import Testing
-import VitrineTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Why the test server could not be set up.
-struct NginxError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct NginxError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
-enum NginxAvailability {
-    static let path = "/usr/sbin/nginx"
-    static var installed: Bool { FileManager.default.isExecutableFile(atPath: path) && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
-    static let absent: Comment = "nginx is not installed: run tools/setup"
+public enum NginxAvailability {
+    public static let path = "/usr/sbin/nginx"
+    public static var installed: Bool { FileManager.default.isExecutableFile(atPath: path) && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") }
+    public static let absent: Comment = "nginx is not installed: run tools/setup"
 }
 
 /// One nginx process (`daemon off; master_process off`) with everything it writes (pid, logs,
@@ -26,20 +26,22 @@ enum NginxAvailability {
 /// - `plainPort`: plain HTTP.
 ///
 /// Each serves `root` at `/catalog/`, and the same folder at `/slow/` (`limit_rate 100`: 100 bytes
-/// per second) and `/throttled/` (`limit_rate 512k`); `/fail500/` answers 500. `stop()` sends
-/// SIGTERM to the PID and waits; `start()` starts it again on the same ports (a server restart).
-final class NginxServer {
-    let folder: String
+/// per second) and `/throttled/` (`limit_rate 512k`); `/fail500/` answers 500, and `/media500/`
+/// serves `root` but answers 500 for everything under its `media/`. `stop()` sends SIGTERM to the
+/// PID and waits; `start()` starts it again on the same ports (a server restart); `pause()` and
+/// `resume()` send SIGSTOP and SIGCONT (a server that stalls: connections stay open, nothing comes).
+public final class NginxServer: @unchecked Sendable {  // used from the test's thread, and from a progress callback on it
+    public let folder: String
     /// The folder served at `/catalog/`.
-    let root: String
+    public let root: String
     /// The test CA's certificate (PEM), for `FetchSettings.caFile`.
-    let caFile: String
-    private(set) var port: Int32 = 0
-    private(set) var wrongHostPort: Int32 = 0
-    private(set) var plainPort: Int32 = 0
+    public let caFile: String
+    public private(set) var port: Int32 = 0
+    public private(set) var wrongHostPort: Int32 = 0
+    public private(set) var plainPort: Int32 = 0
     private var process: RunningProcess?
 
-    init() throws {
+    public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-nginx-\(UUID().uuidString)").path
         root = folder + "/www"
         caFile = folder + "/ca.crt"
@@ -68,14 +70,17 @@ final class NginxServer {
     }
 
     /// `https://localhost:<port>/catalog/`.
-    var catalogURL: String { "https://localhost:\(port)/catalog/" }
-    func url(_ location: String, _ path: String) -> String { "https://localhost:\(port)/\(location)/\(path)" }
+    public var catalogURL: String { "https://localhost:\(port)/catalog/" }
+    public func url(_ location: String, _ path: String) -> String { "https://localhost:\(port)/\(location)/\(path)" }
+
+    /// Whether nginx runs (started and not stopped).
+    public var isRunning: Bool { process?.isRunning ?? false }
 
     /// The lines of the access log (`$request $status $body_bytes_sent`) naming `path`.
     /// The access log's lines that contain `path`. nginx writes a request's line after it has sent
     /// the response, so a client may get there first: this reads the log once it has not grown for
     /// 100 ms (2 s at most).
-    func accessLog(containing path: String) -> [String] {
+    public func accessLog(containing path: String) -> [String] {
         let file = folder + "/logs/access.log"
         func read() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
         let deadline = Date(timeIntervalSinceNow: 2)
@@ -90,14 +95,14 @@ final class NginxServer {
     }
 
     /// Writes `bytes` to `root/relative`, making folders.
-    func put(_ relative: String, _ bytes: [UInt8]) throws {
+    public func put(_ relative: String, _ bytes: [UInt8]) throws {
         let path = root + "/" + relative
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     /// Starts nginx on the chosen ports and waits until the HTTPS port accepts connections.
-    func start() throws {
+    public func start() throws {
         precondition(process == nil, "nginx already running")
         let child = try Subprocess.start(NginxAvailability.path, ["-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"])
         let deadline = Date().addingTimeInterval(10)
@@ -118,8 +123,14 @@ final class NginxServer {
         throw NginxError("nginx did not accept on 127.0.0.1:\(port) within 10 s")
     }
 
+    /// SIGSTOP to nginx's PID: it stalls (connections stay open, nothing is sent or accepted) until `resume()`.
+    public func pause() { process?.send(SIGSTOP) }
+
+    /// SIGCONT to nginx's PID after `pause()`.
+    public func resume() { process?.send(SIGCONT) }
+
     /// SIGTERM to nginx's PID (a fast shutdown: open connections are closed at once), then waits.
-    func stop() {
+    public func stop() {
         guard let child = process else { return }
         process = nil
         child.send(SIGTERM)
@@ -152,6 +163,8 @@ final class NginxServer {
                 location /slow/ { alias \(f)/www/; limit_rate 100; }
                 location /throttled/ { alias \(f)/www/; limit_rate 512k; }
                 location /fail500/ { return 500; }
+                location /media500/ { alias \(f)/www/; }
+                location /media500/media/ { return 500; }
         """
         let config = """
         daemon off;
