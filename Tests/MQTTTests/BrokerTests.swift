@@ -252,13 +252,7 @@ struct BrokerTests {
         for probe in probes {
             #expect(probe.waitForLine(containing: "connected", on: .standardOutput, timeout: .seconds(30)) != nil)
         }
-        let replies = try broker.subscriber("vitrine/site/+/reply", count: count, seconds: 10)
-        let asked = MonotonicClock.seconds() - replies.started
-        try broker.publish("vitrine/site/all/cmd", #"{"command":["status"],"request_id":4242}"#)
-        replies.wait(timeout: .seconds(15))
-        let messages = MosquittoBroker.messages(replies)
-        let lines = MosquittoBroker.messageLines(replies)
-        let elapsed = (lines.last?.time ?? .infinity) - asked
+        let (messages, elapsed) = try broker.fanOutStatus(site: "site", count: count)
         print(String(format: "fan-out: %d of %d boxes answered in %.3f s", messages.count, count, elapsed))
         #expect(Set(messages.map(\.topic)) == Set(boxes.map { "vitrine/site/\($0)/reply" }))
         #expect(messages.allSatisfy { $0.payload.contains(#""request_id":4242"#) && $0.payload.contains(#""error":"success""#) })

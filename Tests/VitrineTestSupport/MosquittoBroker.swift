@@ -118,21 +118,11 @@ public final class MosquittoBroker {
         let conf = folder + "/mosquitto.conf"
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: conf))
         let child = try Subprocess.start(Mosquitto.broker, ["-c", conf])
-        let deadline = MonotonicClock.seconds() + 5
-        while MonotonicClock.seconds() < deadline {
-            if !child.isRunning {
-                let result = child.wait()
-                throw BrokerError( "mosquitto on port \(port) exited \(result.status): \(result.err)")
-            }
-            if LoopbackPort.accepts(port) {
-                process = child
-                return
-            }
-            usleep(10_000)
+        switch child.waitUntilReady(seconds: 5, { LoopbackPort.accepts(port) }) {
+        case .ready: process = child
+        case .exited(let result): throw BrokerError("mosquitto on port \(port) exited \(result.status): \(result.err)")
+        case .timedOut: throw BrokerError("mosquitto did not accept connections on port \(port) within 5 s")
         }
-        child.send(SIGKILL)
-        child.wait()
-        throw BrokerError( "mosquitto did not accept connections on port \(port) within 5 s")
     }
 
     /// Stops the broker by its PID with SIGTERM (a clean exit), and waits for it.
@@ -187,6 +177,18 @@ public final class MosquittoBroker {
             throw BrokerError( "mosquitto_sub got no SUBACK: \(sub.outputSoFar)")
         }
         return sub
+    }
+
+    /// One `status` request (`request_id` 4242) published on `vitrine/<site>/all/cmd`, and the
+    /// replies on `vitrine/<site>/+/reply` until `count` came (15 s at most): the messages, and the
+    /// seconds from the publish to the last reply.
+    public func fanOutStatus(site: String, count: Int) throws -> (messages: [(topic: String, payload: String)], seconds: Double) {
+        let replies = try subscriber("vitrine/\(site)/+/reply", count: count, seconds: 10)
+        let asked = MonotonicClock.seconds() - replies.started
+        try publish("vitrine/\(site)/all/cmd", #"{"command":["status"],"request_id":4242}"#)
+        replies.wait(timeout: .seconds(15))
+        let lines = Self.messageLines(replies)
+        return (Self.messages(replies), (lines.last?.time ?? .infinity) - asked)
     }
 
     /// The messages a subscriber printed (`-v`: `topic payload`), without its `-d` debug lines.

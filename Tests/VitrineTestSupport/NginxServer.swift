@@ -105,22 +105,14 @@ public final class NginxServer: @unchecked Sendable {  // used from the test's t
     public func start() throws {
         precondition(process == nil, "nginx already running")
         let child = try Subprocess.start(NginxAvailability.path, ["-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"])
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if !child.isRunning {
-                let result = child.wait()
-                let log = (try? String(contentsOfFile: folder + "/logs/error.log", encoding: .utf8)) ?? ""
-                throw NginxError("nginx exited (\(result.status)): \(result.err) \(log)")
-            }
-            if LoopbackPort.accepts(Int(port)) && LoopbackPort.accepts(Int(wrongHostPort)) && LoopbackPort.accepts(Int(plainPort)) {
-                process = child
-                return
-            }
-            usleep(20_000)
+        let ports = [port, wrongHostPort, plainPort].map { Int($0) }
+        switch child.waitUntilReady(seconds: 10, interval: .milliseconds(20), { ports.allSatisfy(LoopbackPort.accepts) }) {
+        case .ready: process = child
+        case .exited(let result):
+            let log = (try? String(contentsOfFile: folder + "/logs/error.log", encoding: .utf8)) ?? ""
+            throw NginxError("nginx exited (\(result.status)): \(result.err) \(log)")
+        case .timedOut: throw NginxError("nginx did not accept on 127.0.0.1:\(port) within 10 s")
         }
-        child.send(SIGKILL)
-        child.wait()
-        throw NginxError("nginx did not accept on 127.0.0.1:\(port) within 10 s")
     }
 
     /// SIGSTOP to nginx's PID: it stalls (connections stay open, nothing is sent or accepted) until `resume()`.

@@ -242,6 +242,28 @@ public final class RunningProcess: @unchecked Sendable {
         return result()
     }
 
+    /// How a server started: `ready()` held, it exited first (its result), or neither within the time.
+    public enum Readiness {
+        case ready
+        case exited(SubprocessResult)
+        /// Still not ready: the child was killed (SIGKILL) and waited for.
+        case timedOut
+    }
+
+    /// Waits until `ready()` holds (checked every `interval`), the child exits, or `seconds`
+    /// pass; a child not ready in time is killed, so a fixture never leaves one behind.
+    public func waitUntilReady(seconds: Double, interval: Duration = .milliseconds(10), _ ready: () -> Bool) -> Readiness {
+        let deadline = MonotonicClock.seconds() + seconds
+        while MonotonicClock.seconds() < deadline {
+            if !isRunning { return .exited(wait()) }
+            if ready() { return .ready }
+            usleep(UInt32(interval.seconds * 1_000_000))
+        }
+        send(SIGKILL)
+        wait()
+        return .timedOut
+    }
+
     /// Waits up to `timeout` for the child to exit. A child still running then is killed with
     /// SIGKILL (so a test never leaves it behind), and the result says so (`overstayed`). Its
     /// captured output is waited for a further 5 s at most: a grandchild may hold the pipes open.

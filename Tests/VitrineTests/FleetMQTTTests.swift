@@ -191,13 +191,7 @@ struct FleetMQTTTests {
         online.terminate()
         online.wait(timeout: .seconds(5))
         #expect(up.count == count, "\(up.count) of \(count) players published a status")
-        let replies = try broker.subscriber("vitrine/f/+/reply", count: count, seconds: 10)
-        let asked = MonotonicClock.seconds() - replies.started
-        try broker.publish("vitrine/f/all/cmd", #"{"command":["status"],"request_id":4242}"#)
-        replies.wait(timeout: .seconds(15))
-        let messages = MosquittoBroker.messages(replies)
-        let lines = MosquittoBroker.messageLines(replies)
-        let elapsed = (lines.last?.time ?? .infinity) - asked
+        let (messages, elapsed) = try broker.fanOutStatus(site: "f", count: count)
         print(String(format: "fan-out: %d of %d players answered in %.3f s", messages.count, count, elapsed))
         #expect(Set(messages.map(\.topic)) == Set(boxes.map { "vitrine/f/\($0.box)/reply" }))
         #expect(messages.allSatisfy { $0.payload.contains(#""request_id":4242"#) && $0.payload.contains(#""error":"success""#) })

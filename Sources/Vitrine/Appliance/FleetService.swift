@@ -120,6 +120,12 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
                 log.warning("control socket: no group \(group) on this machine; the socket keeps the player's own group")
                 settings.group = nil
                 server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
+            } catch .system(let operation, .notPermitted) where operation.hasPrefix("lchown") {
+                // Not allowed to give it the group (not a member, or a sandbox without chown): a
+                // socket only root and the player's group reach is better than none.
+                log.warning("control socket: \(operation): not permitted; the socket keeps the player's own group")
+                settings.group = nil
+                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
             }
             log.info("control socket \(settings.path)" + (settings.group.map { " (group \($0))" } ?? ""))
         } catch {
