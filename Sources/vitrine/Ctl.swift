@@ -49,7 +49,7 @@ struct CtlArguments {
                 case "socket": socket = value
                 case "out": out = value
                 default:
-                    guard let s = value, let d = Double(s), d > 0, d.isFinite else {
+                    guard let s = value, let d = Double(s), d > 0, d <= 3600 else {
                         throw UsageError(description: "--timeout: expected seconds (> 0), got \(value ?? "")")
                     }
                     timeout = d

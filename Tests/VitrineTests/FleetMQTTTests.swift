@@ -207,13 +207,13 @@ struct MQTTConfigTests {
 
     @Test func parsesEveryField() throws {
         let c = try PlayerConfig(json: Array("""
-            {"mqtt": {"host": "broker", "port": 8883, "tls": true, "caFile": "/etc/ca.pem", "username": "u", "passwordFile": "/etc/p",
+            {"mqtt": {"host": "broker", "port": 8883, "tls": true, "caFile": "/etc/hostname", "username": "u", "passwordFile": "/etc/hosts",
                       "keepAlive": 10, "site": "lyon", "box": "door", "events": false, "statusInterval": 30, "allow": ["status", "jump"],
                       "queueLimit": 10}}
             """.utf8)).mqtt
         let m = try #require(c)
-        #expect(m.host == "broker" && m.port == 8883 && m.tls && m.caFile == "/etc/ca.pem" && m.username == "u")
-        #expect(m.passwordFile == "/etc/p" && m.keepAlive == 10 && m.site == "lyon" && m.boxName == "door" && !m.events)
+        #expect(m.host == "broker" && m.port == 8883 && m.tls && m.caFile == "/etc/hostname" && m.username == "u")
+        #expect(m.passwordFile == "/etc/hosts" && m.keepAlive == 10 && m.site == "lyon" && m.boxName == "door" && !m.events)
         #expect(m.statusInterval == 30 && m.allow == ["status", "jump"] && m.queueLimit == 10)
         #expect(try PlayerConfig(json: Array(#"{"mqtt": {"host": "b"}}"#.utf8)).mqtt?.allow == ["status", "screenshot", "sync-now"])
     }
@@ -224,8 +224,11 @@ struct MQTTConfigTests {
         #expect(problems(#"{"mqtt": {"host": "b", "allow": ["status", "jupm"]}}"#).first?.hasPrefix("mqtt.allow[1]: expected one of") == true)
         #expect(problems(#"{"mqtt": {"host": "b", "allow": ["jupm"]}}"#).first?.hasSuffix("(did you mean jump?)") == true)
         #expect(problems(#"{"mqtt": {"host": "b", "password": "x"}}"#) == ["mqtt.username: a password needs a username"])
-        #expect(problems(#"{"mqtt": {"host": "b", "caFile": "/x"}}"#) == [#"mqtt.tls: caFile and certFile need "tls": true"#])
-        #expect(problems(#"{"mqtt": {"host": "b", "box": "a/b"}}"#).first?.contains("contains a '/'") == true)
+        #expect(problems(#"{"mqtt": {"host": "b", "caFile": "/etc/hostname"}}"#) == [#"mqtt.tls: caFile and certFile need "tls": true"#])
+        #expect(problems(#"{"mqtt": {"host": "b", "tls": true, "caFile": "/nonexistent/ca.pem"}}"#) == ["mqtt.caFile: cannot read /nonexistent/ca.pem"])
+        #expect(problems(#"{"mqtt": {"host": "b", "statusInterval": 1e17}}"#) == ["mqtt.statusInterval: expected seconds from 5 to 86400"])
+        #expect(problems(#"{"mqtt": {"host": "b", "site": "a\u0001b"}}"#) == ["mqtt.site: contains a control character"])
+        #expect(problems(#"{"mqtt": {"host": "b", "box": "a/b"}}"#) == ["mqtt.box: contains a '/' (topic level separator)"])
         #expect(problems(#"{"mqtt": {"host": "b", "bogus": 1}}"#) == [#"mqtt.bogus: unknown field "bogus""#])
     }
 

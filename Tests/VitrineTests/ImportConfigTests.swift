@@ -104,15 +104,24 @@ struct UpdateConfigTests {
         #expect(problems(#"{"update": {"url": 3, "interval": 9, "jitter": 1.5, "caFile": "/nonexistent/ca.pem", "allowPlainHTTP": "no","#
                          + #" "bandwidthLimit": 0, "connectTimeout": 0, "lowSpeedTimeout": 0.5, "retries": 2}}"#) == [
             "update.url: expected a string (the catalog folder's https:// URL) or null",
-            "update.interval: expected a number of seconds ≥ 10",
+            "update.interval: expected a number of seconds ≥ 10 and ≤ 604800",
             "update.jitter: expected a number from 0 to 1",
             "update.caFile: cannot read /nonexistent/ca.pem (a PEM file of certificate authorities)",
             "update.allowPlainHTTP: expected true or false",
             "update.bandwidthLimit: expected an integer number of bytes per second ≥ 1, or null",
-            "update.connectTimeout: expected a number of seconds > 0",
-            "update.lowSpeedTimeout: expected a number of seconds ≥ 1",
+            "update.connectTimeout: expected a number of seconds > 0 and ≤ 3600",
+            "update.lowSpeedTimeout: expected a number of seconds ≥ 1 and ≤ 3600",
             "update.retries: unknown field \"retries\"",
         ])
+        // Numbers too large for a timer are refused, not a crash at the first poll.
+        #expect(problems(#"{"update": {"interval": 1e10, "connectTimeout": 1e300, "lowSpeedTimeout": 1e300}}"#) == [
+            "update.interval: expected a number of seconds ≥ 10 and ≤ 604800",
+            "update.connectTimeout: expected a number of seconds > 0 and ≤ 3600",
+            "update.lowSpeedTimeout: expected a number of seconds ≥ 1 and ≤ 3600",
+        ])
+        // Credentials in the URL would be logged.
+        #expect(problems(#"{"update": {"url": "https://user:s3cret@cms.example/", "requireSignature": false}}"#)
+                    == ["update.url: credentials in the URL are not accepted (they would be logged); use a token in the path, or TLS client certificates"])
         #expect(problems(#"{"update": "https://cms.example/"}"#) == ["update: expected an object"])
         // A bad key list is reported once, under import.trustedKeys.
         #expect(problems(#"{"update": {"url": "https://cms.example/"}, "import": {"trustedKeys": ["RWQnope"]}}"#)

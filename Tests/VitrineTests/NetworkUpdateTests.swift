@@ -257,10 +257,10 @@ struct NetworkUpdateTests {
         #expect(f.library.resolve(verifyHashes: true).catalog?.manifest.version == 2)
     }
 
-    @Test("an unsigned manifest, or one signed by another key, is refused before any media request; a refusal is committed (then 304)")
+    @Test("an unsigned manifest, or one signed by another key, is refused before any media request; a refusal is not committed: the signature uploaded after the manifest is found at the next poll")
     func unsignedRefusedFirst() throws {
         let f = try NetworkFixture()
-        try f.publish(version: 1, media: [("media/a.bin", networkBytes(50_000, seed: 7))], signed: false)
+        let unsigned = try f.publish(version: 1, media: [("media/a.bin", networkBytes(50_000, seed: 7))], signed: false)
         let service = try f.service()
         f.sync(service)
         let last = try #require(service.lastImport)
@@ -269,7 +269,10 @@ struct NetworkUpdateTests {
         #expect(f.mediaRequests().isEmpty)
         #expect(f.eventLines("importFinished").first?.contains("\"result\":\"refused\"") == true)
         #expect(f.library.resolve().catalog == nil && f.currentTarget == nil)
-        #expect(f.sync(service)?.outcome == .unchanged)
+        // Asked again at the next poll (not a 304), refused again, logged and recorded once.
+        #expect(f.sync(service)?.outcome == .changed)
+        #expect(f.eventLines("importFinished").count == 1)
+        #expect(f.logLines(containing: "refused before any download").count == 1)
 
         // Signed by a key the box does not trust.
         let other = f.root + "/other"
@@ -282,6 +285,13 @@ struct NetworkUpdateTests {
         #expect(service.lastImport?.outcome == "refused")
         #expect(service.lastImport?.message.contains("manifest.json.minisig: ") == true)
         #expect(f.mediaRequests().isEmpty)
+
+        // The first manifest again, now with its signature by the trusted key (uploaded after it,
+        // as rsync would): switched at the next poll.
+        try f.publishManifest(unsigned, signed: true, version: 1)
+        f.sync(service)
+        #expect(service.lastImport?.outcome == "switched")
+        #expect(f.library.resolve().catalog?.manifest.version == 1)
     }
 
     @Test("the server down: no switch, playback's catalog untouched, one log line for all the failed polls and one when it answers again")

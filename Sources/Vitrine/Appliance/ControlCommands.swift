@@ -74,6 +74,16 @@ final class ControlCommands {
         self.log = log
     }
 
+    /// An id given as a string, or as a number (`vitrine ctl jump 12` sends 12, a JSON number): its
+    /// literal, as the manifest would spell the id.
+    static func idText(_ v: JSONValue) -> String? {
+        switch v {
+        case .string(let s): return s
+        case .number(let n): return n.literal
+        default: return nil
+        }
+    }
+
     /// The status object: `{"online": true, …}` (`docs/control.md` lists the fields).
     func status() -> JSONValue {
         .object([("online", .bool(true))] + extraStatus() + (target?.runStatus() ?? []))
@@ -109,7 +119,7 @@ final class ControlCommands {
             guard args.count <= 1, mode == "base64" || mode == "path" else { bad("expected no argument, \"base64\" or \"path\""); return }
             screenshot(target, toFile: mode == "path", reply: reply)
         case "show-overlay":
-            guard args.count == 1, let id = args[0].stringValue else { bad("expected an overlay id"); return }
+            guard args.count == 1, let id = Self.idText(args[0]) else { bad("expected an overlay id"); return }
             guard target.hasOverlay(id) else { bad("no overlay \(JSONPath.quoted(id)) in the catalog playing"); return }
             target.post(.showOverlay(id), source: source); reply(.success(nil))
         case "hide-overlays", "pause", "resume", "interrupt-stop":
@@ -117,7 +127,7 @@ final class ControlCommands {
             let action: Action = name == "pause" ? .pause : name == "resume" ? .resume : name == "hide-overlays" ? .hideOverlays : .endInterrupt
             target.post(action, source: source); reply(.success(nil))
         case "jump":
-            guard (1...2).contains(args.count), let id = args[0].stringValue else { bad("expected an item id and an optional time in seconds"); return }
+            guard (1...2).contains(args.count), let id = Self.idText(args[0]) else { bad("expected an item id and an optional time in seconds"); return }
             let time = args.count == 2 ? args[1].doubleValue : nil
             if args.count == 2, time == nil || !time!.isFinite || time! < 0 { bad("the time must be seconds ≥ 0"); return }
             guard target.hasItem(id) else { bad("no item \(JSONPath.quoted(id)) in the catalog playing"); return }
@@ -137,7 +147,7 @@ final class ControlCommands {
             done(target.reload())
         case "interrupt-start":
             // interrupt-start playlist NAME [SECONDS] | interrupt-start overlay ID [SECONDS]
-            guard (2...3).contains(args.count), let kind = args[0].stringValue, let id = args[1].stringValue,
+            guard (2...3).contains(args.count), let kind = args[0].stringValue, let id = Self.idText(args[1]),
                   kind == "playlist" || kind == "overlay" else {
                 bad("expected playlist NAME or overlay ID, then an optional timeout in seconds"); return
             }

@@ -107,25 +107,32 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// missing, another player on it) is logged; playback goes on without it.
     private func startServer(_ settings: ControlSettings, loop: EventLoop, commands: ControlCommands) {
         let log = self.log
+        // 16 MiB of reply: a 1080p screenshot of a noisy picture in base64 is about 7 MB (`screenshot
+        // path` for bigger screens); a client that stops reading is still dropped there.
+        var settings = settings
+        let outputLimit = 16 << 20
         let handler: (ControlRequest, ControlSocket.ControlReply) -> Void = { [weak commands] request, reply in
             guard let commands else { reply.fail(ControlError(.unavailable, "nothing is playing")); return }
             commands.execute(request.command, origin: .local) { reply.answer($0) }
         }
-        var settings = settings
+        func open(_ settings: ControlSettings) throws(ControlSocketError) -> ControlServer {
+            try ControlServer(path: settings.path, group: settings.group, loop: loop, log: { log.info($0) },
+                              maxPendingOutputBytes: outputLimit, handler: handler)
+        }
         do {
             do {
-                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
+                server = try open(settings)
             } catch .unknownGroup(let group) where group == ControlSettings.defaultGroup {
                 // A machine without the image's group (development): the player's own group.
                 log.warning("control socket: no group \(group) on this machine; the socket keeps the player's own group")
                 settings.group = nil
-                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
+                server = try open(settings)
             } catch .system(let operation, .notPermitted) where operation.hasPrefix("lchown") {
                 // Not allowed to give it the group (not a member, or a sandbox without chown): a
                 // socket only root and the player's group reach is better than none.
                 log.warning("control socket: \(operation): not permitted; the socket keeps the player's own group")
                 settings.group = nil
-                server = try ControlServer(settings: settings, loop: loop, log: { log.info($0) }, handler: handler)
+                server = try open(settings)
             }
             log.info("control socket \(settings.path)" + (settings.group.map { " (group \($0))" } ?? ""))
         } catch {

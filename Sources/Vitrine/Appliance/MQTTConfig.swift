@@ -40,9 +40,16 @@ public struct MQTTConfig: Sendable, Equatable {
 
     public init() {}
 
-    /// The box level: `box`, else the host name's first label.
+    /// The box level: `box`, else the host name's first label, else (a host name every image
+    /// shares: `vitrine`, `localhost`) `vitrine-` and the first 12 digits of `/etc/machine-id`,
+    /// which each box makes at its first boot: two boxes with one id would knock each other off
+    /// the broker (MQTT allows one connection per client id).
     public var boxName: String {
-        box ?? (ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "vitrine")
+        if let box { return box }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        if !host.isEmpty && host != "vitrine" && host != "localhost" { return host }
+        let id = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return id.count >= 12 ? "vitrine-" + id.prefix(12) : (host.isEmpty ? "vitrine" : host)
     }
 
     /// The client's settings; the password read from `passwordFile` when set.
@@ -81,12 +88,17 @@ public struct MQTTConfig: Sendable, Equatable {
                 guard case let .number(n) = v, let i = n.intValue, (1...65535).contains(i) else { problems.append("\(at): expected a port 1…65535"); continue }
                 c.port = i
             case "tls": c.tls = bool() ?? c.tls
-            case "caFile": c.caFile = string()
-            case "certFile": c.certFile = string()
-            case "keyFile": c.keyFile = string()
+            case "caFile", "certFile", "keyFile", "passwordFile":
+                let path = string()
+                if let path, !FileManager.default.isReadableFile(atPath: path) { problems.append("\(at): cannot read \(path)"); continue }
+                switch k {
+                case "caFile": c.caFile = path
+                case "certFile": c.certFile = path
+                case "keyFile": c.keyFile = path
+                default: c.passwordFile = path
+                }
             case "username": c.username = string()
             case "password": c.password = string()
-            case "passwordFile": c.passwordFile = string()
             case "keepAlive":
                 guard case let .number(n) = v, let i = n.intValue, (5...65535).contains(i) else { problems.append("\(at): expected seconds 5…65535"); continue }
                 c.keepAlive = i
@@ -94,7 +106,7 @@ public struct MQTTConfig: Sendable, Equatable {
             case "box": c.box = string()
             case "events": c.events = bool() ?? c.events
             case "statusInterval":
-                guard case let .number(n) = v, n.value >= 5, n.value.isFinite else { problems.append("\(at): expected seconds ≥ 5"); continue }
+                guard case let .number(n) = v, n.value >= 5, n.value <= 86400 else { problems.append("\(at): expected seconds from 5 to 86400"); continue }
                 c.statusInterval = n.value
             case "queueLimit":
                 guard case let .number(n) = v, let i = n.intValue, i >= 0 else { problems.append("\(at): expected an integer ≥ 0"); continue }
@@ -119,7 +131,14 @@ public struct MQTTConfig: Sendable, Equatable {
         if (c.password != nil || c.passwordFile != nil) && c.username == nil { problems.append("mqtt.username: a password needs a username") }
         if (c.certFile == nil) != (c.keyFile == nil) { problems.append("mqtt.\(c.certFile == nil ? "keyFile" : "certFile"): certFile and keyFile go together") }
         if !c.tls && (c.caFile != nil || c.certFile != nil) { problems.append("mqtt.tls: caFile and certFile need \"tls\": true") }
-        do { _ = try FleetTopics(site: c.site, box: c.boxName) } catch { problems.append("mqtt: \(error)") }
+        for (field, value) in [("site", c.site), ("box", c.boxName)] {
+            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                problems.append("mqtt.\(field): contains a control character")
+            }
+        }
+        do { _ = try FleetTopics(site: c.site, box: c.boxName) } catch let MQTTError.invalidBoxID(field, _, reason) {
+            problems.append("mqtt.\(field): \(reason)")
+        } catch { problems.append("mqtt: \(error)") }
         return c
     }
 }

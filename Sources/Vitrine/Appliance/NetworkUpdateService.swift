@@ -260,6 +260,9 @@ public final class NetworkUpdateService: @unchecked Sendable {  // the mutable s
         }
     }
 
+    /// The manifest and signature last refused before any download (to log a refusal once).
+    private var lastRefused: (manifest: [UInt8], signature: [UInt8]?)?
+
     private func recordPoll(_ url: String, _ outcome: PollRecord.Outcome, bytes: Int, message: String? = nil) {
         let r = PollRecord(url: url, outcome: outcome, bytes: bytes, message: message, wall: Date().timeIntervalSince1970)
         locked { lastPollRecord = r }
@@ -372,12 +375,20 @@ public final class NetworkUpdateService: @unchecked Sendable {  // the mutable s
             return nil
         case .refused:
             let result = check.result!
-            imports.eventLog?.writeImportStarted(source: source)
-            imports.eventLog?.writeImportFinished(result, source: source)
-            log.error("update from \(source) refused before any download: \(result.message)")
-            for p in result.problems.dropFirst() { log.error("  \(p)") }
-            // Refetching the same bytes would be refused again: the next poll is a 304 until it changes.
-            if shouldCommit { commit(update) }
+            // Not committed: the same manifest may pass later without changing (its .minisig uploaded
+            // after it, a key added to import.trustedKeys). The same refusal again is logged once.
+            let again = locked { () -> Bool in
+                defer { lastRefused = (manifest, signature) }
+                return lastRefused.map { $0.manifest == manifest && $0.signature == signature } ?? false
+            }
+            if again {
+                log.debug("update from \(source) refused again (the same manifest): \(result.message)")
+            } else {
+                imports.eventLog?.writeImportStarted(source: source)
+                imports.eventLog?.writeImportFinished(result, source: source)
+                log.error("update from \(source) refused before any download: \(result.message); asking again at each poll")
+                for p in result.problems.dropFirst() { log.error("  \(p)") }
+            }
             finish(source: source, outcome: result.outcome.rawValue, message: result.message, problems: result.problems,
                    requestFile: requestFile)
             return nil

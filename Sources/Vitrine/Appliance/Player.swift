@@ -351,7 +351,16 @@ public final class Player {
     /// the run plays the library), else this run's manifest file.
     private func readAgain() -> Result<CatalogSwitch, ReloadError> {
         var directory = catalogDirectory
-        if let importer, let found = importer.library.resolve().catalog { directory = found.directory }
+        if let importer {
+            // The library's `current`, and only it: a damaged one is refused, not replaced by `previous`.
+            let resolution = importer.library.resolve()
+            guard let found = resolution.catalog, found.slot == .current else {
+                let why = resolution.skipped.first.map { "\($0)" } ?? "no current catalog"
+                log.error("reload: the library's current catalog cannot be read (\(why)); the catalog playing is unchanged")
+                return .failure(ReloadError(description: "the library's current catalog: \(why)"))
+            }
+            directory = found.directory
+        }
         let path = ["manifest.json", "catalog.json"].map { (directory as NSString).appendingPathComponent($0) }
             .first { FileManager.default.fileExists(atPath: $0) }
         guard let path else { return .failure(ReloadError(description: "no manifest.json in \(directory)")) }

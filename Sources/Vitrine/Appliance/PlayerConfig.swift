@@ -207,9 +207,10 @@ public struct PlayerConfig: Sendable, Equatable {
                                     keysInError: Bool, problems: inout [String]) -> (UpdateSettings, UpdateSettings?) {
         var url: String?
         var s = UpdateSettings(url: "")
-        func seconds(_ v: JSONValue, _ at: String, min: Double, inclusive: Bool) -> Double? {
-            if case let .number(n) = v, n.value.isFinite, inclusive ? n.value >= min : n.value > min { return n.value }
-            problems.append("\(at): expected a number of seconds \(inclusive ? "≥" : ">") \(Int(min))"); return nil
+        // At most a week: beyond, a timer's nanoseconds would overflow (and nothing is meant to wait so long).
+        func seconds(_ v: JSONValue, _ at: String, min: Double, inclusive: Bool, max: Double = 7 * 86400) -> Double? {
+            if case let .number(n) = v, n.value.isFinite, inclusive ? n.value >= min : n.value > min, n.value <= max { return n.value }
+            problems.append("\(at): expected a number of seconds \(inclusive ? "≥" : ">") \(Int(min)) and ≤ \(Int(max))"); return nil
         }
         for (k, v) in members {
             let at = JSONPath.member("update", k)
@@ -240,9 +241,9 @@ public struct PlayerConfig: Sendable, Equatable {
                 }
                 s.bandwidthLimit = i
             case "connectTimeout":
-                if let x = seconds(v, at, min: 0, inclusive: false) { s.connectTimeout = x }
+                if let x = seconds(v, at, min: 0, inclusive: false, max: 3600) { s.connectTimeout = x }
             case "lowSpeedTimeout":
-                if let x = seconds(v, at, min: 1, inclusive: true) { s.lowSpeedTimeout = x }
+                if let x = seconds(v, at, min: 1, inclusive: true, max: 3600) { s.lowSpeedTimeout = x }
             default:
                 problems.append("\(at): unknown field \(JSONPath.quoted(k))")
             }
@@ -254,6 +255,11 @@ public struct PlayerConfig: Sendable, Equatable {
         if scheme == nil || rest.isEmpty || rest.hasPrefix("/")
             || url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             problems.append("update.url: expected the catalog folder's URL, https://host/path/ (no spaces)")
+            return (s, nil)
+        }
+        // user:password@ would be written to the log, the status and the retained MQTT status.
+        if let at = rest.firstIndex(of: "@"), !rest[..<at].contains("/") {
+            problems.append("update.url: credentials in the URL are not accepted (they would be logged); use a token in the path, or TLS client certificates")
             return (s, nil)
         }
         if scheme == "http://" && !s.allowPlainHTTP {
