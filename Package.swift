@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CFileIO"),
         .systemLibrary(name: "CRunLoop"),
         .target(name: "CControlSocket"),
@@ -51,6 +52,9 @@ let package = Package(
         // The event loop: epoll, timerfd, eventfd and signalfd through Glibc and SystemSupport's
         // gateway, one thread per loop.
         .target(name: "RunLoop", dependencies: ["CRunLoop", "SystemSupport"]),
+        // DRM hot-plug uevents (change, HOTPLUG=1) through a libudev netlink monitor on the event loop.
+        // Its own module, not KMS: KMS stays free of the run loop and of libudev. See docs/hotplug.md.
+        .target(name: "Hotplug", dependencies: ["CUdev", "RunLoop", "SystemSupport"]),
         // HDMI-CEC through libcec: the TV's standby and power-on.
         .target(name: "CEC", dependencies: ["CCEC"]),
         // Fleet status and commands over MQTT through libmosquitto, driven by the event loop
@@ -71,7 +75,7 @@ let package = Package(
 
         // The engine: player, compositor, outputs, run loop; USB and network catalog updates.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
-                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport",
+                                                "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport", "Hotplug",
                                                 "ControlSocket", "MQTT", "HTTPFetch"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify",
@@ -99,6 +103,7 @@ let package = Package(
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"]),
         .testTarget(name: "KMSTests", dependencies: ["KMS"]),
+        .testTarget(name: "HotplugTests", dependencies: ["Hotplug", "RunLoop", "SystemSupport"]),
         .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "VitrineTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PCMTests", dependencies: ["PCM", "SystemSupport"]),

@@ -45,6 +45,35 @@ public struct ConnectorType: RawRepresentable, Hashable, Sendable, CustomStringC
     ]
 }
 
+/// Whether a sink is plugged into a connector (`drmModeConnection`).
+public enum ConnectionState: Sendable, Equatable, CustomStringConvertible {
+    /// `DRM_MODE_CONNECTED` (1): a sink answered (hot-plug detect, EDID).
+    case connected
+    /// `DRM_MODE_DISCONNECTED` (2): nothing is plugged in, or the sink is off and drops HPD.
+    case disconnected
+    /// `DRM_MODE_UNKNOWNCONNECTION` (3), or any other value: the driver cannot tell (e.g. VGA
+    /// without load detection, some virtual connectors before their first probe).
+    case unknown
+
+    /// The state for a kernel `connection` value.
+    public init(drmValue: UInt32) {
+        switch drmValue {
+        case 1: self = .connected
+        case 2: self = .disconnected
+        default: self = .unknown
+        }
+    }
+
+    /// `connected`, `disconnected` or `unknown`, as `vitrine probe` prints it.
+    public var description: String {
+        switch self {
+        case .connected: return "connected"
+        case .disconnected: return "disconnected"
+        case .unknown: return "unknown"
+        }
+    }
+}
+
 /// A connector and what is plugged into it, as read by `KMSDevice.connectors()`.
 public struct Connector: Sendable, Equatable, CustomStringConvertible {
     /// The kernel object id.
@@ -54,8 +83,14 @@ public struct Connector: Sendable, Equatable, CustomStringConvertible {
     public var typeIndex: UInt32
     /// The name used in configuration and in `/sys/class/drm`, e.g. `"HDMI-A-1"`, `"Virtual-1"`.
     public var name: String
-    /// Whether a sink is plugged in (`DRM_MODE_CONNECTED`).
-    public var isConnected: Bool
+    /// Whether a sink is plugged in, as the kernel last probed it (`drmModeConnector.connection`).
+    public var connection: ConnectionState
+    /// Whether a sink is plugged in (`DRM_MODE_CONNECTED`); setting it sets `connection` to
+    /// `.connected` or `.disconnected`.
+    public var isConnected: Bool {
+        get { connection == .connected }
+        set { connection = newValue ? .connected : .disconnected }
+    }
     /// The modes the sink supports, in the kernel's order (usually the preferred one first).
     public var modes: [Mode]
     /// Physical size of the sink in millimetres; 0 when unknown.
@@ -66,14 +101,24 @@ public struct Connector: Sendable, Equatable, CustomStringConvertible {
     /// The encoder currently driving the connector, 0 if none.
     public var currentEncoderID: UInt32
 
+    /// A connector whose `connection` is `.connected` or `.disconnected` (tests, hand-made lists).
     public init(id: UInt32, type: ConnectorType, typeIndex: UInt32, isConnected: Bool, modes: [Mode],
+                physicalWidthMM: Int = 0, physicalHeightMM: Int = 0,
+                encoderIDs: [UInt32] = [], currentEncoderID: UInt32 = 0) {
+        self.init(id: id, type: type, typeIndex: typeIndex, connection: isConnected ? .connected : .disconnected,
+                  modes: modes, physicalWidthMM: physicalWidthMM, physicalHeightMM: physicalHeightMM,
+                  encoderIDs: encoderIDs, currentEncoderID: currentEncoderID)
+    }
+
+    /// A connector in any `ConnectionState`; `name` is `"<type name>-<typeIndex>"`.
+    public init(id: UInt32, type: ConnectorType, typeIndex: UInt32, connection: ConnectionState, modes: [Mode],
                 physicalWidthMM: Int = 0, physicalHeightMM: Int = 0,
                 encoderIDs: [UInt32] = [], currentEncoderID: UInt32 = 0) {
         self.id = id
         self.type = type
         self.typeIndex = typeIndex
         self.name = "\(type.name)-\(typeIndex)"
-        self.isConnected = isConnected
+        self.connection = connection
         self.modes = modes
         self.physicalWidthMM = physicalWidthMM
         self.physicalHeightMM = physicalHeightMM
@@ -83,7 +128,7 @@ public struct Connector: Sendable, Equatable, CustomStringConvertible {
 
     /// `HDMI-A-1 (id 42): connected, 600x340 mm, 12 modes`.
     public var description: String {
-        var text = "\(name) (id \(id)): \(isConnected ? "connected" : "disconnected")"
+        var text = "\(name) (id \(id)): \(connection)"
         if physicalWidthMM > 0 || physicalHeightMM > 0 { text += ", \(physicalWidthMM)x\(physicalHeightMM) mm" }
         text += ", \(modes.count) mode\(modes.count == 1 ? "" : "s")"
         return text
@@ -98,8 +143,17 @@ extension Connector {
         }
         let encoders = c.encoders.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(c.count_encoders, 0)))) } ?? []
         self.init(id: c.connector_id, type: ConnectorType(rawValue: c.connector_type),
-                  typeIndex: c.connector_type_id, isConnected: c.connection == DRM_MODE_CONNECTED,
+                  typeIndex: c.connector_type_id, connection: ConnectionState(drmValue: UInt32(c.connection.rawValue)),
                   modes: modes, physicalWidthMM: Int(c.mmWidth), physicalHeightMM: Int(c.mmHeight),
                   encoderIDs: encoders, currentEncoderID: c.encoder_id)
+    }
+}
+
+extension Connector {
+    /// The connector called `name` in `connectors`: the exact name first, else the same name in
+    /// another case (`"hdmi-a-1"` finds `HDMI-A-1`); nil when there is none.
+    public static func named(_ name: String, in connectors: [Connector]) -> Connector? {
+        connectors.first(where: { $0.name == name })
+            ?? connectors.first(where: { $0.name.lowercased() == name.lowercased() })
     }
 }

@@ -6,7 +6,8 @@ internal import Glibc
 /// Describes the machine's display hardware for `vitrine probe`.
 public enum KMSProbe {
     /// A multi-line, plain-text report of every `/dev/dri/card*`: driver, capabilities,
-    /// connectors (name, state, size in mm, modes with `*` for preferred), CRTCs and planes
+    /// connectors (name, state — connected, disconnected or unknown —, size in mm, modes count,
+    /// the mode the player would pick, modes with `*` for preferred), CRTCs and planes
     /// (type, formats), followed by what is missing for DRM output and what that means.
     ///
     /// Never throws: a failure is reported in the text where it happened.
@@ -79,11 +80,7 @@ public enum KMSProbe {
         }
         lines.append("  connectors (\(connectors.count)):")
         for connector in connectors {
-            var line = "    \(connector.name) (id \(connector.id)): \(connector.isConnected ? "connected" : "disconnected")"
-            if connector.physicalWidthMM > 0 || connector.physicalHeightMM > 0 {
-                line += ", \(connector.physicalWidthMM)x\(connector.physicalHeightMM) mm"
-            }
-            lines.append(line)
+            lines.append(connectorLine(connector))
             if !connector.modes.isEmpty {
                 lines.append(contentsOf: wrap(connector.modes.map(\.description), prefix: "      modes: ", indent: "             "))
             }
@@ -133,6 +130,26 @@ public enum KMSProbe {
             notes.append("\(device.path): not DRM master now: another process (a compositor, a running player) holds the display")
         }
         return caps.dumbBuffer ? connected.map { "\(device.path) \($0.name)" } : []
+    }
+
+    /// One connector's line: name, id, state, size in mm, the modes count and the mode the player
+    /// would pick for it (`OutputPlanner`, `display.mode` `preferred`: the default), e.g.
+    /// `    HDMI-A-1 (id 42): connected, 600x340 mm, 12 modes, player mode 1920x1080@60.00*` or
+    /// `    DP-1 (id 43): disconnected, 0 modes, player mode none (not connected)`.
+    static func connectorLine(_ connector: Connector, mode request: ModeRequest = .preferred) -> String {
+        var line = "    \(connector.name) (id \(connector.id)): \(connector.connection)"
+        if connector.physicalWidthMM > 0 || connector.physicalHeightMM > 0 {
+            line += ", \(connector.physicalWidthMM)x\(connector.physicalHeightMM) mm"
+        }
+        line += ", \(connector.modes.count) mode\(connector.modes.count == 1 ? "" : "s")"
+        let decision = OutputPlanner.decide(OutputRequest(connectorName: connector.name, mode: request),
+                                            previous: .idle, connectors: [connector])
+        if let mode = decision.action.mode {
+            line += ", player mode \(mode)"
+        } else {
+            line += ", player mode none (\(connector.connection == .connected ? "no modes" : "not connected"))"
+        }
+        return line
     }
 
     private static func yesNo(_ value: Bool) -> String { value ? "yes" : "no" }

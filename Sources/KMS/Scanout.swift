@@ -515,8 +515,7 @@ public final class Scanout {
         let summary = connectors.map { "\($0.name) \($0.isConnected ? "connected" : "disconnected")" }
             .joined(separator: ", ")
         if let name {
-            guard let match = connectors.first(where: { $0.name == name })
-                ?? connectors.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+            guard let match = Connector.named(name, in: connectors) else {
                 throw DRMError(operation: "find connector \(name)", errno: ENOENT,
                                detail: "no such connector (have: \(summary.isEmpty ? "none" : summary))")
             }

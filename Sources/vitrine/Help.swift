@@ -151,7 +151,9 @@ let probeHelp = """
 usage: vitrine probe
 
 Lists DRM devices (driver, capabilities, connectors, modes, CRTCs, planes), ALSA cards and PCMs,
-and what is missing for each output.
+and what is missing for each output. Each connector shows its state (connected, disconnected or
+unknown), its number of modes and the mode the player would pick (display.mode preferred); the
+DRM part ends with the hot-plug monitor (udev, drm change uevents with HOTPLUG=1).
 
 options:
   -h, --help               this help

@@ -55,3 +55,28 @@ struct ProbeTests {
         #expect(SystemCall(operation: "drmHandleEvent") == SystemCall("drmHandleEvent"))
     }
 }
+
+@Suite("vitrine probe: a connector's line")
+struct ProbeConnectorLineTests {
+    static let preferred = Mode(name: "1920x1080", width: 1920, height: 1080, refreshRate: 60, isPreferred: true)
+    static let small = Mode(name: "1280x720", width: 1280, height: 720, refreshRate: 50, isPreferred: false)
+
+    @Test("state, size, modes count and the mode OutputPlanner picks (preferred, or the exact one asked for)")
+    func connected() {
+        let tv = Connector(id: 42, type: .hdmiA, typeIndex: 1, isConnected: true, modes: [Self.preferred, Self.small],
+                           physicalWidthMM: 600, physicalHeightMM: 340)
+        #expect(KMSProbe.connectorLine(tv) == "    HDMI-A-1 (id 42): connected, 600x340 mm, 2 modes, player mode 1920x1080@60.00*")
+        #expect(KMSProbe.connectorLine(tv, mode: .exact(width: 1280, height: 720, refresh: 50))
+                == "    HDMI-A-1 (id 42): connected, 600x340 mm, 2 modes, player mode 1280x720@50.00")
+    }
+
+    @Test("disconnected, unknown, connected without modes: no player mode, and why")
+    func notDrivable() {
+        let off = Connector(id: 43, type: .displayPort, typeIndex: 1, isConnected: false, modes: [])
+        #expect(KMSProbe.connectorLine(off) == "    DP-1 (id 43): disconnected, 0 modes, player mode none (not connected)")
+        let unknown = Connector(id: 44, type: .vga, typeIndex: 1, connection: .unknown, modes: [Self.small])
+        #expect(KMSProbe.connectorLine(unknown) == "    VGA-1 (id 44): unknown, 1 mode, player mode none (not connected)")
+        let noModes = Connector(id: 45, type: .virtual, typeIndex: 1, isConnected: true, modes: [])
+        #expect(KMSProbe.connectorLine(noModes) == "    Virtual-1 (id 45): connected, 0 modes, player mode none (no modes)")
+    }
+}

@@ -149,6 +149,7 @@ struct CLITests {
         let r = try Self.run(["probe"])
         #expect(r.code == 0)
         #expect(r.out.contains("== DRM/KMS ==") && r.out.contains("== ALSA ==") && r.out.contains("== Headless =="))
+        #expect(r.out.contains("\nhot-plug: udev monitor on drm (change, HOTPLUG=1)"))
         if !FileManager.default.fileExists(atPath: "/dev/dri") { #expect(r.out.contains("/dev/dri")) }
     }
 }
