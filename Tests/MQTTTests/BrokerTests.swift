@@ -235,6 +235,75 @@ struct BrokerTests {
         anonymous.stop()
     }
 
+    /// A host name (not an address) is looked up on a thread first: the client is `.resolving`
+    /// right after `start()`, and connects once the answer is back on the loop.
+    @Test func hostNameIsLookedUpOffTheLoopAndConnects() throws {
+        let broker = try MosquittoBroker()
+        let loop = try EventLoop()
+        let log = LogLines()
+        let client = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "by-name"), loop: loop, log: log.sink)
+        client.start()
+        #expect(client.state == .resolving)
+        #expect(try pump(loop, seconds: 10) { client.isConnected })
+        #expect(client.lastError == nil)
+        #expect(log.lines.contains("mqtt: connected to localhost:\(broker.port)"))
+        client.stop()
+        #expect(client.state == .stopped)
+
+        // Stopped while its lookup runs: the answer connects nothing.
+        let stopped = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "stopped"), loop: loop, log: log.sink)
+        stopped.start()
+        #expect(stopped.state == .resolving)
+        stopped.stop()
+        try pump(loop, seconds: 1) { false }
+        #expect(stopped.state == .stopped)
+        #expect(!stopped.isConnected)
+
+        // Dropped while its lookup runs: deinit does not wait, and the late answer finds no client.
+        weak var dropped: MQTTClient?
+        do {
+            let client = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "dropped"), loop: loop, log: log.sink)
+            client.start()
+            #expect(client.state == .resolving)
+            dropped = client
+        }
+        #expect(dropped == nil)
+        try pump(loop, seconds: 1) { false }
+    }
+
+    /// A name that cannot resolve (RFC 6761's `.invalid`) is a failed attempt, retried with the
+    /// backoff, while the loop goes on: a 10 ms timer on it fires at least 100 times in 2 s.
+    @Test func unresolvableHostIsRetriedWithoutHoldingUpTheLoop() throws {
+        let loop = try EventLoop()
+        let log = LogLines()
+        let host = "no-such-host.invalid"
+        let settings = MQTTSettings(host: host, port: 1883, clientID: "nxdomain", keepAlive: 5,
+                                    backoff: MQTTBackoff(first: .milliseconds(200), maximum: .milliseconds(400)))
+        let client = try MQTTClient(settings: settings, loop: loop, log: log.sink)
+        var ticks = 0
+        let timer = loop.scheduleRepeatingTimer(every: .milliseconds(10)) { _ in ticks += 1 }
+        defer { timer.cancel() }
+        client.start()
+        let started = MonotonicClock.seconds()
+        try pump(loop, seconds: 2) { false }
+        let ticksIn2s = ticks
+        let failures = { log.lines.filter { $0.hasPrefix("mqtt: cannot resolve the MQTT broker's host \(host): ") && $0.contains("next attempt in") } }
+        // A DNS server that does not answer makes each attempt last the keep-alive (5 s) instead.
+        #expect(try pump(loop, seconds: 30) { failures().count >= 2 })
+        print(String(format: "unresolvable host: %d ticks of the 10 ms timer in the first 2 s; %d failed attempts in %.3f s; %@",
+                     ticksIn2s, failures().count, MonotonicClock.seconds() - started, "\(client.lastError.map { "\($0)" } ?? "no error")"))
+        #expect(ticksIn2s >= 100)
+        guard case let .nameResolution(failedHost, reason) = client.lastError else {
+            Issue.record("lastError is \(String(describing: client.lastError)), not .nameResolution")
+            return
+        }
+        #expect(failedHost == host)
+        #expect(!reason.isEmpty)
+        #expect(!client.isConnected)
+        client.stop()
+        #expect(client.state == .stopped)
+    }
+
     /// 50 mqtt-probe processes (standing in for 50 headless players until the player speaks MQTT)
     /// on one broker; one publish on the site's broadcast topic vitrine/site/all/cmd asks all of
     /// them for their status, and each answers on its own reply topic.
