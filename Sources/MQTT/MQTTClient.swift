@@ -68,6 +68,7 @@ public final class MQTTClient {
     private struct Subscription {
         var filter: String
         var qos: Int
+        var retained: RetainedPolicy
         var handler: (_ topic: String, _ payload: [UInt8]) -> Void
     }
 
@@ -93,6 +94,8 @@ public final class MQTTClient {
     private let waker: LoopWaker
     /// Whether `settings.host` needs a lookup (it is not a numeric address).
     private let hostIsName: Bool
+    /// Topics on which a retained message was ignored (`RetainedPolicy.ignore`), logged once each.
+    private var ignoredRetainedTopics: Set<String> = []
     /// The registration of `watchedFD`, a duplicate of libmosquitto's socket `mosquittoFD`.
     private var registration: IORegistration?
     private var watchedFD: Int32 = -1
@@ -112,6 +115,11 @@ public final class MQTTClient {
     /// Messages `publish` dropped because `settings.queueLimit` were already waiting for a
     /// connection, since the client was made.
     public private(set) var droppedWhileDown = 0
+
+    /// Messages not delivered because they came with the retain flag to a subscription made with
+    /// `retained: .ignore` (one per message, however many such subscriptions it matched), since
+    /// the client was made.
+    public private(set) var ignoredRetained = 0
 
     /// Messages waiting for a connection now.
     public var queuedWhileDown: Int { queue.count }
@@ -164,7 +172,7 @@ public final class MQTTClient {
             let topic = String(cString: message.pointee.topic)
             let length = Int(message.pointee.payloadlen)
             let payload = message.pointee.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
-            MQTTClient.from(context).received(topic: topic, payload: payload)
+            MQTTClient.from(context).received(topic: topic, payload: payload, retained: message.pointee.retain)
         }
     }
 
@@ -376,11 +384,23 @@ public final class MQTTClient {
         }
     }
 
-    private func received(topic: String, payload: [UInt8]) {
+    private func received(topic: String, payload: [UInt8], retained: Bool) {
+        var ignored = false
         for subscription in subscriptions {
             var matches = false
             mosquitto_topic_matches_sub(subscription.filter, topic, &matches)
-            if matches { subscription.handler(topic, payload) }
+            guard matches else { continue }
+            if retained && subscription.retained == .ignore {
+                ignored = true
+            } else {
+                subscription.handler(topic, payload)
+            }
+        }
+        if ignored {
+            ignoredRetained += 1
+            if ignoredRetainedTopics.insert(topic).inserted {
+                log("mqtt: ignored a retained message on \(topic): commands are never retained")
+            }
         }
     }
 
@@ -437,10 +457,14 @@ public final class MQTTClient {
     /// - Parameters:
     ///   - topicFilter: a topic filter; `+` matches one level, a final `#` the rest.
     ///   - qos: the most QoS the broker should deliver with, 0...2.
+    ///   - retained: what to do with a message that comes with the retain flag
+    ///     (`struct mosquitto_message.retain`): the broker's stored message for a topic, sent
+    ///     on every (re)subscription. `.ignore` drops it, counts it in `ignoredRetained` and logs
+    ///     one line the first time per topic; for commands, which must run once.
     ///   - handler: takes the message's topic and payload bytes.
     /// - Throws: `MQTTError.invalidTopic` for a filter MQTT does not allow.
     /// The corresponding C function is `mosquitto_subscribe`.
-    public func subscribe(_ topicFilter: String, qos: Int = 1,
+    public func subscribe(_ topicFilter: String, qos: Int = 1, retained: RetainedPolicy = .deliver,
                           handler: @escaping (_ topic: String, _ payload: [UInt8]) -> Void) throws(MQTTError) {
         loop.assertInLoop()
         precondition((0...2).contains(qos), "MQTTClient.subscribe: qos \(qos) is not 0, 1 or 2")
@@ -448,7 +472,7 @@ public final class MQTTClient {
         if topicFilter.isEmpty || check != MOSQ_ERR_SUCCESS.rawValue || topicFilter.utf8.count > 65535 {
             throw .invalidTopic(topic: topicFilter, reason: "not a topic filter ('+' and '#' must fill a whole level, '#' comes last)")
         }
-        let subscription = Subscription(filter: topicFilter, qos: qos, handler: handler)
+        let subscription = Subscription(filter: topicFilter, qos: qos, retained: retained, handler: handler)
         subscriptions.append(subscription)
         if state == .connected { sendSubscribe(subscription) }
     }
@@ -568,6 +592,19 @@ public final class MQTTClient {
 
 @available(*, unavailable)
 extension MQTTClient: Sendable {}
+
+/// What `MQTTClient.subscribe` does with a message that has the retain flag set
+/// (`struct mosquitto_message.retain`). In MQTT 3.1.1 the broker sets it only on the retained
+/// message it sends because of a new subscription (so again after every reconnection, the
+/// session being clean); a message published with retain to a subscription that already exists
+/// arrives without it, and is delivered under either policy.
+public enum RetainedPolicy: Sendable, Equatable {
+    /// Hand it to the handler like any other message (status, configuration).
+    case deliver
+    /// Drop it, count it in `MQTTClient.ignoredRetained` and log the first one per topic
+    /// (commands: one that a controller published with `-r` would otherwise run on every connect).
+    case ignore
+}
 
 /// One lookup of the host name, carried by the lookup thread and back to the loop. The thread
 /// only holds the reference; `client` is read and written on the loop's thread alone, and is

@@ -304,6 +304,46 @@ struct BrokerTests {
         #expect(client.state == .stopped)
     }
 
+    /// A command left retained on the broker (`mosquitto_pub -r`) comes with the retain flag on
+    /// every subscription: `.ignore` drops it (counted, logged once), the default delivers it.
+    /// A retained publish to a subscription that exists arrives without the flag: delivered.
+    @Test func retainedMessagesAreIgnoredWhenAsked() throws {
+        let broker = try MosquittoBroker()
+        let loop = try EventLoop()
+        let log = LogLines()
+        let topic = "vitrine/site/retained/cmd"
+        try broker.publish(topic, #"{"command":["reboot"],"request_id":1}"#, retain: true)
+
+        let ignoring = try MQTTClient(settings: MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ignoring"), loop: loop, log: log.sink)
+        let delivering = try MQTTClient(settings: MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "delivering"), loop: loop, log: log.sink)
+        var ignored: [String] = [], delivered: [String] = []
+        try ignoring.subscribe(topic, retained: .ignore) { ignored.append(String(decoding: $1, as: UTF8.self)) }
+        try delivering.subscribe(topic) { delivered.append(String(decoding: $1, as: UTF8.self)) }
+        ignoring.start()
+        delivering.start()
+        #expect(try pump(loop, seconds: 10) { ignoring.isConnected && delivering.isConnected })
+        #expect(try pump(loop, seconds: 10) { !delivered.isEmpty && ignoring.ignoredRetained == 1 })
+        #expect(delivered == [#"{"command":["reboot"],"request_id":1}"#])
+        #expect(ignored.isEmpty)
+        #expect(delivering.ignoredRetained == 0)
+
+        // Live messages reach both, also one published with -r.
+        try broker.publish(topic, #"{"command":["status"],"request_id":2}"#)
+        try broker.publish(topic, #"{"command":["status"],"request_id":3}"#, retain: true)
+        #expect(try pump(loop, seconds: 10) { ignored.count == 2 && delivered.count == 3 })
+        #expect(ignored == [#"{"command":["status"],"request_id":2}"#, #"{"command":["status"],"request_id":3}"#])
+        #expect(delivered.dropFirst() == ignored[...])
+
+        // After a reconnection the broker sends the retained one again: ignored again, logged once.
+        ignoring.stop()
+        ignoring.start()
+        #expect(try pump(loop, seconds: 10) { ignoring.ignoredRetained == 2 })
+        #expect(ignored.count == 2)
+        #expect(log.lines.filter { $0 == "mqtt: ignored a retained message on \(topic): commands are never retained" }.count == 1)
+        ignoring.stop()
+        delivering.stop()
+    }
+
     /// 50 mqtt-probe processes (standing in for 50 headless players until the player speaks MQTT)
     /// on one broker; one publish on the site's broadcast topic vitrine/site/all/cmd asks all of
     /// them for their status, and each answers on its own reply topic.
