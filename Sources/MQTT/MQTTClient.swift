@@ -17,8 +17,21 @@ private let libraryStatus: Int32 = mosquitto_lib_init()
 /// libmosquitto runs no thread of its own (`mosquitto_loop_start` is not used). Its socket is
 /// registered on the loop, readable always and writable only while libmosquitto has output
 /// (`mosquitto_want_write`); a 1 s timer runs its keep-alive (`mosquitto_loop_misc`). Connecting
-/// never blocks (`mosquitto_connect_async`, then `mosquitto_reconnect_async`), except for the
-/// name lookup of a host name (`getaddrinfo`); use an address or a local resolver cache.
+/// never blocks (`mosquitto_connect_async`, then `mosquitto_reconnect_async`).
+///
+/// **Host names.** libmosquitto's connect calls `getaddrinfo` on the calling thread, which waits
+/// for the DNS server (5 s × 2 tries with glibc's defaults when it never answers). So when
+/// `settings.host` is not a numeric IPv4 or IPv6 address (`inet_pton`), every attempt first looks
+/// the name up on a thread of its own (`getaddrinfo`, `AF_UNSPEC`, `SOCK_STREAM`); the result
+/// comes back to the loop through a `LoopWaker`, and only then does libmosquitto connect, with
+/// the host *name* (TLS verifies the broker's certificate against it). libmosquitto's own lookup
+/// is then answered from the resolver's cache: systemd-resolved's on the appliance (the
+/// `nss-resolve` or stub-resolver path). glibc itself caches nothing, so without a caching
+/// resolver that second lookup asks the DNS server again, and a server that answered the first
+/// and not the second would still hold the loop up. A lookup that fails, or has not answered
+/// within `settings.keepAlive` seconds, is a failed attempt (`lastError` is
+/// `MQTTError.nameResolution`), retried after the backoff; a late answer is ignored, and its
+/// thread ends when `getaddrinfo` returns.
 ///
 /// **Reconnecting.** A lost or refused connection is retried after `settings.backoff`'s delays
 /// (1 s doubling to 60 s, with jitter). On every CONNACK the subscriptions are made again (the
@@ -44,6 +57,8 @@ public final class MQTTClient {
         /// `mosquitto_connect_async` or `reconnect_async` succeeded; waiting for the CONNACK.
         case connecting
         case connected
+        /// Waiting for the lookup of the host name on its own thread (`HostLookup`).
+        case resolving
         /// Waiting for the backoff timer.
         case waitingToRetry
         /// `stop()` sent DISCONNECT; waiting for libmosquitto to close the socket.
@@ -53,6 +68,7 @@ public final class MQTTClient {
     private struct Subscription {
         var filter: String
         var qos: Int
+        var retained: RetainedPolicy
         var handler: (_ topic: String, _ payload: [UInt8]) -> Void
     }
 
@@ -69,6 +85,17 @@ public final class MQTTClient {
     private var retryTimer: LoopTimer?
     private var miscTimer: LoopTimer?
     private var stopTimer: LoopTimer?
+    /// Gives up the running lookup of the host name after `settings.keepAlive` seconds.
+    private var lookupTimer: LoopTimer?
+    /// The running lookup; its answer is used only while it is this one (`stop()`, the timeout
+    /// and the next attempt replace or clear it).
+    private var lookup: LookupTicket?
+    /// Brings the lookup threads' answers to the loop.
+    private let waker: LoopWaker
+    /// Whether `settings.host` needs a lookup (it is not a numeric address).
+    private let hostIsName: Bool
+    /// Topics on which a retained message was ignored (`RetainedPolicy.ignore`), logged once each.
+    private var ignoredRetainedTopics: Set<String> = []
     /// The registration of `watchedFD`, a duplicate of libmosquitto's socket `mosquittoFD`.
     private var registration: IORegistration?
     private var watchedFD: Int32 = -1
@@ -88,6 +115,11 @@ public final class MQTTClient {
     /// Messages `publish` dropped because `settings.queueLimit` were already waiting for a
     /// connection, since the client was made.
     public private(set) var droppedWhileDown = 0
+
+    /// Messages not delivered because they came with the retain flag to a subscription made with
+    /// `retained: .ignore` (one per message, however many such subscriptions it matched), since
+    /// the client was made.
+    public private(set) var ignoredRetained = 0
 
     /// Messages waiting for a connection now.
     public var queuedWhileDown: Int { queue.count }
@@ -123,6 +155,8 @@ public final class MQTTClient {
         self.settings = settings
         self.loop = loop
         self.log = log
+        waker = loop.makeWaker {}
+        hostIsName = !HostLookup.isNumericAddress(settings.host)
         queue = OutboundQueue(limit: settings.queueLimit)
         // From here on `deinit` destroys the handle if a step fails.
         try configure()
@@ -138,7 +172,7 @@ public final class MQTTClient {
             let topic = String(cString: message.pointee.topic)
             let length = Int(message.pointee.payloadlen)
             let payload = message.pointee.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
-            MQTTClient.from(context).received(topic: topic, payload: payload)
+            MQTTClient.from(context).received(topic: topic, payload: payload, retained: message.pointee.retain)
         }
     }
 
@@ -172,6 +206,7 @@ public final class MQTTClient {
         retryTimer?.cancel()
         miscTimer?.cancel()
         stopTimer?.cancel()
+        lookupTimer?.cancel()
         unwatch()
         mosquitto_destroy(handle)
     }
@@ -183,8 +218,10 @@ public final class MQTTClient {
     // MARK: - Starting and stopping
 
     /// Starts connecting, without waiting, and keeps the connection up (reconnecting with backoff)
-    /// until `stop()`. Calling it while started does nothing.
-    /// The corresponding C functions are `mosquitto_connect_async` (first) and `mosquitto_reconnect_async`.
+    /// until `stop()`. Calling it while started does nothing. A host name is looked up on a
+    /// thread first, at every attempt (see the type's docs).
+    /// The corresponding C functions are `getaddrinfo` (on a thread, for a host name),
+    /// `mosquitto_connect_async` (first) and `mosquitto_reconnect_async`.
     public func start() {
         loop.assertInLoop()
         guard state == .stopped else { return }
@@ -197,7 +234,8 @@ public final class MQTTClient {
     /// Ends the connection with a DISCONNECT, so the broker does *not* publish the will (publish
     /// an offline status first if it should say so), stops reconnecting and takes the socket off
     /// the loop. Messages still queued stay queued for a later `start()`. The DISCONNECT is
-    /// written at once when the socket has room, otherwise by the loop within 2 s.
+    /// written at once when the socket has room, otherwise by the loop within 2 s. A lookup of
+    /// the host name still running is abandoned: its answer connects nothing.
     /// The corresponding C function is `mosquitto_disconnect`.
     public func stop() {
         loop.assertInLoop()
@@ -220,7 +258,7 @@ public final class MQTTClient {
                     stopTimer = loop.scheduleTimer(after: .seconds(2)) { [unowned self] in finishStop() }
                 }
             }
-        case .waitingToRetry, .stopped, .disconnecting:
+        case .resolving, .waitingToRetry, .stopped, .disconnecting:
             finishStop()
         }
     }
@@ -228,12 +266,63 @@ public final class MQTTClient {
     private func finishStop() {
         stopTimer?.cancel()
         stopTimer = nil
+        abandonLookup()
         unwatch()
         if state != .stopped { log("mqtt: stopped") }
         state = .stopped
     }
 
+    /// One attempt: the lookup of a host name first, then libmosquitto's connect.
     private func connect() {
+        if hostIsName {
+            resolve()
+        } else {
+            connectNow()
+        }
+    }
+
+    private func resolve() {
+        abandonLookup()
+        let ticket = LookupTicket(client: self)
+        let host = settings.host
+        let waker = waker
+        let failure = HostLookup.start(host) { failure in
+            // On the lookup thread: only the ticket (which holds the client weakly) and the waker.
+            waker.execute { ticket.client?.resolved(ticket, failure: failure) }
+        }
+        if let failure {
+            failed(.nameResolution(host: host, reason: failure))
+            return
+        }
+        lookup = ticket
+        state = .resolving
+        let seconds = settings.keepAlive
+        lookupTimer = loop.scheduleTimer(after: .seconds(seconds)) { [unowned self] in
+            lookupTimer = nil
+            abandonLookup()
+            failed(.nameResolution(host: host, reason: "no answer within \(seconds) s"))
+        }
+    }
+
+    /// A lookup's answer, on the loop's thread: connects if it is the running lookup.
+    private func resolved(_ ticket: LookupTicket, failure: String?) {
+        guard ticket === lookup, state == .resolving else { return }
+        abandonLookup()
+        if let failure {
+            failed(.nameResolution(host: settings.host, reason: failure))
+        } else {
+            connectNow()
+        }
+    }
+
+    private func abandonLookup() {
+        lookupTimer?.cancel()
+        lookupTimer = nil
+        lookup?.client = nil
+        lookup = nil
+    }
+
+    private func connectNow() {
         let code: Int32
         if hasConnectedOnce {
             code = mosquitto_reconnect_async(handle)
@@ -290,16 +379,28 @@ public final class MQTTClient {
             finishStop()
         case .connecting, .connected:
             failed(refusal ?? .connectionFailed(Self.reason(code)))
-        case .waitingToRetry:
+        case .resolving, .waitingToRetry:
             unwatch()
         }
     }
 
-    private func received(topic: String, payload: [UInt8]) {
+    private func received(topic: String, payload: [UInt8], retained: Bool) {
+        var ignored = false
         for subscription in subscriptions {
             var matches = false
             mosquitto_topic_matches_sub(subscription.filter, topic, &matches)
-            if matches { subscription.handler(topic, payload) }
+            guard matches else { continue }
+            if retained && subscription.retained == .ignore {
+                ignored = true
+            } else {
+                subscription.handler(topic, payload)
+            }
+        }
+        if ignored {
+            ignoredRetained += 1
+            if ignoredRetainedTopics.insert(topic).inserted {
+                log("mqtt: ignored a retained message on \(topic): commands are never retained")
+            }
         }
     }
 
@@ -356,10 +457,14 @@ public final class MQTTClient {
     /// - Parameters:
     ///   - topicFilter: a topic filter; `+` matches one level, a final `#` the rest.
     ///   - qos: the most QoS the broker should deliver with, 0...2.
+    ///   - retained: what to do with a message that comes with the retain flag
+    ///     (`struct mosquitto_message.retain`): the broker's stored message for a topic, sent
+    ///     on every (re)subscription. `.ignore` drops it, counts it in `ignoredRetained` and logs
+    ///     one line the first time per topic; for commands, which must run once.
     ///   - handler: takes the message's topic and payload bytes.
     /// - Throws: `MQTTError.invalidTopic` for a filter MQTT does not allow.
     /// The corresponding C function is `mosquitto_subscribe`.
-    public func subscribe(_ topicFilter: String, qos: Int = 1,
+    public func subscribe(_ topicFilter: String, qos: Int = 1, retained: RetainedPolicy = .deliver,
                           handler: @escaping (_ topic: String, _ payload: [UInt8]) -> Void) throws(MQTTError) {
         loop.assertInLoop()
         precondition((0...2).contains(qos), "MQTTClient.subscribe: qos \(qos) is not 0, 1 or 2")
@@ -367,7 +472,7 @@ public final class MQTTClient {
         if topicFilter.isEmpty || check != MOSQ_ERR_SUCCESS.rawValue || topicFilter.utf8.count > 65535 {
             throw .invalidTopic(topic: topicFilter, reason: "not a topic filter ('+' and '#' must fill a whole level, '#' comes last)")
         }
-        let subscription = Subscription(filter: topicFilter, qos: qos, handler: handler)
+        let subscription = Subscription(filter: topicFilter, qos: qos, retained: retained, handler: handler)
         subscriptions.append(subscription)
         if state == .connected { sendSubscribe(subscription) }
     }
@@ -487,3 +592,25 @@ public final class MQTTClient {
 
 @available(*, unavailable)
 extension MQTTClient: Sendable {}
+
+/// What `MQTTClient.subscribe` does with a message that has the retain flag set
+/// (`struct mosquitto_message.retain`). In MQTT 3.1.1 the broker sets it only on the retained
+/// message it sends because of a new subscription (so again after every reconnection, the
+/// session being clean); a message published with retain to a subscription that already exists
+/// arrives without it, and is delivered under either policy.
+public enum RetainedPolicy: Sendable, Equatable {
+    /// Hand it to the handler like any other message (status, configuration).
+    case deliver
+    /// Drop it, count it in `MQTTClient.ignoredRetained` and log the first one per topic
+    /// (commands: one that a controller published with `-r` would otherwise run on every connect).
+    case ignore
+}
+
+/// One lookup of the host name, carried by the lookup thread and back to the loop. The thread
+/// only holds the reference; `client` is read and written on the loop's thread alone, and is
+/// weak so that a lookup keeps no client alive (the client's `deinit` never waits for one).
+private final class LookupTicket: @unchecked Sendable {
+    weak var client: MQTTClient?
+
+    init(client: MQTTClient) { self.client = client }
+}

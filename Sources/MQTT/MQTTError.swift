@@ -29,6 +29,10 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection could not be made or was lost: libmosquitto's reason (`mosquitto_strerror`,
     /// with `errno` when the reason is a system call's).
     case connectionFailed(String)
+    /// The broker's host name (`settings.host`) did not resolve: the host and why (`gai_strerror`,
+    /// e.g. "Name or service not known", or "no answer within 30 s" when `getaddrinfo` took longer
+    /// than the keep-alive). A failed attempt like any other: retried with backoff.
+    case nameResolution(host: String, reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +45,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .payloadTooLarge(let size): "MQTT payload of \(size) bytes is over the limit of 268435455 bytes"
         case .connectionRefused(let reason): "the MQTT broker refused the connection: \(reason)"
         case .connectionFailed(let reason): "MQTT connection failed: \(reason)"
+        case let .nameResolution(host, reason): "cannot resolve the MQTT broker's host \(host): \(reason)"
         }
     }
 }

@@ -235,6 +235,115 @@ struct BrokerTests {
         anonymous.stop()
     }
 
+    /// A host name (not an address) is looked up on a thread first: the client is `.resolving`
+    /// right after `start()`, and connects once the answer is back on the loop.
+    @Test func hostNameIsLookedUpOffTheLoopAndConnects() throws {
+        let broker = try MosquittoBroker()
+        let loop = try EventLoop()
+        let log = LogLines()
+        let client = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "by-name"), loop: loop, log: log.sink)
+        client.start()
+        #expect(client.state == .resolving)
+        #expect(try pump(loop, seconds: 10) { client.isConnected })
+        #expect(client.lastError == nil)
+        #expect(log.lines.contains("mqtt: connected to localhost:\(broker.port)"))
+        client.stop()
+        #expect(client.state == .stopped)
+
+        // Stopped while its lookup runs: the answer connects nothing.
+        let stopped = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "stopped"), loop: loop, log: log.sink)
+        stopped.start()
+        #expect(stopped.state == .resolving)
+        stopped.stop()
+        try pump(loop, seconds: 1) { false }
+        #expect(stopped.state == .stopped)
+        #expect(!stopped.isConnected)
+
+        // Dropped while its lookup runs: deinit does not wait, and the late answer finds no client.
+        weak var dropped: MQTTClient?
+        do {
+            let client = try MQTTClient(settings: MQTTSettings(host: "localhost", port: broker.port, clientID: "dropped"), loop: loop, log: log.sink)
+            client.start()
+            #expect(client.state == .resolving)
+            dropped = client
+        }
+        #expect(dropped == nil)
+        try pump(loop, seconds: 1) { false }
+    }
+
+    /// A name that cannot resolve (RFC 6761's `.invalid`) is a failed attempt, retried with the
+    /// backoff, while the loop goes on: a 10 ms timer on it fires at least 100 times in 2 s.
+    @Test func unresolvableHostIsRetriedWithoutHoldingUpTheLoop() throws {
+        let loop = try EventLoop()
+        let log = LogLines()
+        let host = "no-such-host.invalid"
+        let settings = MQTTSettings(host: host, port: 1883, clientID: "nxdomain", keepAlive: 5,
+                                    backoff: MQTTBackoff(first: .milliseconds(200), maximum: .milliseconds(400)))
+        let client = try MQTTClient(settings: settings, loop: loop, log: log.sink)
+        var ticks = 0
+        let timer = loop.scheduleRepeatingTimer(every: .milliseconds(10)) { _ in ticks += 1 }
+        defer { timer.cancel() }
+        client.start()
+        let started = MonotonicClock.seconds()
+        try pump(loop, seconds: 2) { false }
+        let ticksIn2s = ticks
+        let failures = { log.lines.filter { $0.hasPrefix("mqtt: cannot resolve the MQTT broker's host \(host): ") && $0.contains("next attempt in") } }
+        // A DNS server that does not answer makes each attempt last the keep-alive (5 s) instead.
+        #expect(try pump(loop, seconds: 30) { failures().count >= 2 })
+        print(String(format: "unresolvable host: %d ticks of the 10 ms timer in the first 2 s; %d failed attempts in %.3f s; %@",
+                     ticksIn2s, failures().count, MonotonicClock.seconds() - started, "\(client.lastError.map { "\($0)" } ?? "no error")"))
+        #expect(ticksIn2s >= 100)
+        guard case let .nameResolution(failedHost, reason) = client.lastError else {
+            Issue.record("lastError is \(String(describing: client.lastError)), not .nameResolution")
+            return
+        }
+        #expect(failedHost == host)
+        #expect(!reason.isEmpty)
+        #expect(!client.isConnected)
+        client.stop()
+        #expect(client.state == .stopped)
+    }
+
+    /// A command left retained on the broker (`mosquitto_pub -r`) comes with the retain flag on
+    /// every subscription: `.ignore` drops it (counted, logged once), the default delivers it.
+    /// A retained publish to a subscription that exists arrives without the flag: delivered.
+    @Test func retainedMessagesAreIgnoredWhenAsked() throws {
+        let broker = try MosquittoBroker()
+        let loop = try EventLoop()
+        let log = LogLines()
+        let topic = "vitrine/site/retained/cmd"
+        try broker.publish(topic, #"{"command":["reboot"],"request_id":1}"#, retain: true)
+
+        let ignoring = try MQTTClient(settings: MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "ignoring"), loop: loop, log: log.sink)
+        let delivering = try MQTTClient(settings: MQTTSettings(host: "127.0.0.1", port: broker.port, clientID: "delivering"), loop: loop, log: log.sink)
+        var ignored: [String] = [], delivered: [String] = []
+        try ignoring.subscribe(topic, retained: .ignore) { ignored.append(String(decoding: $1, as: UTF8.self)) }
+        try delivering.subscribe(topic) { delivered.append(String(decoding: $1, as: UTF8.self)) }
+        ignoring.start()
+        delivering.start()
+        #expect(try pump(loop, seconds: 10) { ignoring.isConnected && delivering.isConnected })
+        #expect(try pump(loop, seconds: 10) { !delivered.isEmpty && ignoring.ignoredRetained == 1 })
+        #expect(delivered == [#"{"command":["reboot"],"request_id":1}"#])
+        #expect(ignored.isEmpty)
+        #expect(delivering.ignoredRetained == 0)
+
+        // Live messages reach both, also one published with -r.
+        try broker.publish(topic, #"{"command":["status"],"request_id":2}"#)
+        try broker.publish(topic, #"{"command":["status"],"request_id":3}"#, retain: true)
+        #expect(try pump(loop, seconds: 10) { ignored.count == 2 && delivered.count == 3 })
+        #expect(ignored == [#"{"command":["status"],"request_id":2}"#, #"{"command":["status"],"request_id":3}"#])
+        #expect(delivered.dropFirst() == ignored[...])
+
+        // After a reconnection the broker sends the retained one again: ignored again, logged once.
+        ignoring.stop()
+        ignoring.start()
+        #expect(try pump(loop, seconds: 10) { ignoring.ignoredRetained == 2 })
+        #expect(ignored.count == 2)
+        #expect(log.lines.filter { $0 == "mqtt: ignored a retained message on \(topic): commands are never retained" }.count == 1)
+        ignoring.stop()
+        delivering.stop()
+    }
+
     /// 50 mqtt-probe processes (standing in for 50 headless players until the player speaks MQTT)
     /// on one broker; one publish on the site's broadcast topic vitrine/site/all/cmd asks all of
     /// them for their status, and each answers on its own reply topic.

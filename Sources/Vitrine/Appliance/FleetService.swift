@@ -146,8 +146,10 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
             self.topics = topics
             let client = try MQTTClient(settings: try config.settings(topics: topics), loop: loop) { [log] line in log.info(line) }
             client.onConnect = { [unowned self] in publishStatus(force: true) }
+            // A command published with the retain flag would run again on every connect: dropped
+            // (and logged once per topic) instead.
             for filter in [topics.cmd, topics.broadcastCmd] {
-                try client.subscribe(filter) { [unowned self] _, payload in command(payload) }
+                try client.subscribe(filter, retained: .ignore) { [unowned self] _, payload in command(payload) }
             }
             self.client = client
             client.start()
