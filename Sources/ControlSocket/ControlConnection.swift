@@ -1,7 +1,8 @@
-// One accepted client of the control socket: its descriptor on the loop, the partial request line
-// (at most `maxRequestBytes`), and the queue of output it has not read yet (at most
-// `maxPendingOutputBytes`).
+// One accepted client of the control socket: its descriptor on the loop, the request bytes read
+// and not yet run (about `maxRequestBytes`), its turns on the loop, and the queue of output it has
+// not read yet (at most `maxPendingOutputBytes`).
 import RunLoop
+import SystemSupport
 import VitrineCore
 
 /// A client connection, owned by its `ControlServer`. Confined to the loop's thread.
@@ -18,11 +19,21 @@ final class ControlConnection {
     /// Requests parsed on this connection.
     var requests = 0
 
-    /// The client shut down its writing half (or closed): no more requests. The connection closes
-    /// once every reply is out, unless it observes.
+    /// Every request read has been run (the client shut its writing half and the lines it sent
+    /// before have run): no more requests. The connection closes once every reply is out, unless
+    /// it observes.
     private var inputEnded = false
-    /// The start of a request whose `\n` has not come yet.
-    private var partialLine: [UInt8] = []
+    /// `recv` returned 0: no more bytes come; the lines held still run.
+    private var readEnded = false
+    /// Bytes received and not yet run: `inbox[inboxStart...]`, whole lines and then at most one
+    /// unfinished one. It holds at most `maxRequestBytes + 1` (more would be a line too long):
+    /// reading waits while it is full.
+    private var inbox: [UInt8] = []
+    private var inboxStart = 0
+    /// The bytes at the end of `inbox` after its last `\n`: the start of a request still coming.
+    private var unfinishedBytes = 0
+    /// Whether it waits in the server's run queue for its next turn.
+    var isQueued = false
     /// Output not yet taken by the socket: `queue[head...]`, the first `headOffset` bytes of
     /// `queue[head]` already sent.
     private var queue: [[UInt8]] = []
@@ -31,6 +42,8 @@ final class ControlConnection {
     private(set) var pendingBytes = 0
     /// The events the registration waits for now.
     private var watched: IOEvents = .readable
+    /// Whether reading is paused for backpressure (for `statistics.pauses`).
+    private var isPaused = false
 
     init(peer: ControlPeer, server: ControlServer) {
         self.peer = peer
@@ -38,65 +51,114 @@ final class ControlConnection {
         self.server = server
     }
 
+    /// Bytes received from the client and not yet run as requests.
+    var heldInput: Int { inbox.count - inboxStart }
+
+    /// Backpressure: while `maxUnansweredRequests` requests wait for their reply, or
+    /// `outputPauseBytes` of output wait for the client, no request is run and nothing is read
+    /// (the kernel's socket buffer fills, and the client's writes block). It resumes when a reply
+    /// goes out or the output drains.
+    var isBackedUp: Bool {
+        guard let server else { return true }
+        return unanswered >= server.maxUnansweredRequests || pendingBytes >= server.outputPauseBytes
+    }
+
     // MARK: - Events
 
     func ready(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if isOpen, !inputEnded, !events.isDisjoint(with: [.readable, .readHangup, .hangup]) { readAvailable() }
-        // Both directions shut (the peer closed): nothing can be sent any more.
-        if isOpen, !events.isDisjoint(with: [.hangup, .error]) { close(because: "closed the connection") }
+        if isOpen, !readEnded, !events.isDisjoint(with: [.readable, .readHangup, .hangup]) { readAvailable() }
+        // Both directions shut (the peer closed): nothing can be sent any more. The requests that
+        // came before still get one turn (their replies cannot reach the client).
+        if isOpen, !events.isDisjoint(with: [.hangup, .error]) {
+            runTurn()
+            close(because: "closed the connection")
+        }
     }
 
-    /// Reads what waits, a bounded amount per wake-up so that one busy client cannot keep the
-    /// loop from its timers (the watch is level-triggered: the rest comes on the next iteration).
+    /// Reads what waits, while the client is not backed up and until `maxRequestBytes + 1` are
+    /// held, at most 16 reads of 16 KiB per wake-up (the watch is level-triggered: the rest comes
+    /// on a later iteration). The lines run in the connection's turns (`runTurn`), not here.
     private func readAvailable() {
         guard let server else { return }
-        for _ in 0..<16 where isOpen && !inputEnded {
-            switch UnixSocket.receive(fd, into: &server.readBuffer) {
+        for _ in 0..<16 where isOpen && !readEnded && heldInput <= server.maxRequestBytes && !isBackedUp {
+            switch UnixSocket.receive(fd, into: &server.readBuffer, atMost: server.maxRequestBytes + 1 - heldInput) {
             case .success(nil):
-                return
+                break
             case .success(0):
-                endOfInput()
-                return
+                readEnded = true
             case .success(let count?):
-                consume(server.readBuffer[0..<count], server: server)
+                if inboxStart > 0, inboxStart >= inbox.count / 2 {
+                    inbox.removeFirst(inboxStart)
+                    inboxStart = 0
+                }
+                let chunk = server.readBuffer[0..<count]
+                inbox += chunk
+                server.noteHeld(heldInput)
+                unfinishedBytes = chunk.lastIndex(of: 0x0A).map { count - 1 - $0 } ?? unfinishedBytes + count
+                if unfinishedBytes <= server.maxRequestBytes { server.noteBuffered(unfinishedBytes) }
+                continue
             case .failure(let errno):
                 close(because: "recv: \(errno)")
                 return
             }
+            break
         }
+        guard isOpen else { return }
+        if heldInput > 0 || readEnded { server.queueTurn(self) }
+        updateWatch()
     }
 
-    /// Splits `bytes` at `\n` and hands each whole line to the server; keeps the rest.
-    private func consume(_ bytes: ArraySlice<UInt8>, server: ControlServer) {
-        var start = bytes.startIndex
-        while start < bytes.endIndex, isOpen, !inputEnded {
-            guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-                let rest = bytes[start...]
-                guard partialLine.count + rest.count <= server.maxRequestBytes else { return requestTooLong(server) }
-                partialLine += rest
-                server.noteBuffered(partialLine.count)
-                return
+    /// One turn: runs the held lines in order, at most `requestsPerTurn` of them and for at most
+    /// `turnBudget` (`CLOCK_MONOTONIC`), and queues another turn when lines remain, so that the
+    /// loop's other descriptors and timers (the display's page flips) come in between. Stops while
+    /// the client is backed up (`isBackedUp`); a reply or a drained queue resumes it.
+    func runTurn() {
+        guard isOpen, let server else { return }
+        let started = MonotonicClock.nanoseconds()
+        let budget = UInt64(max(server.turnBudget.wholeNanosecondsClamped, 0))
+        var ran = 0
+        while isOpen, !inputEnded, !isBackedUp {
+            if ran >= server.requestsPerTurn || (ran > 0 && MonotonicClock.nanoseconds() &- started >= budget) {
+                server.noteTurnCutShort()
+                server.queueTurn(self)
+                break
             }
-            let piece = bytes[start..<newline]
-            guard partialLine.count + piece.count <= server.maxRequestBytes else { return requestTooLong(server) }
-            start = newline + 1
-            if partialLine.isEmpty {
-                server.handle(piece, from: self)
-            } else {
-                partialLine += piece
-                server.noteBuffered(partialLine.count)
-                let line = partialLine
-                partialLine = []
-                server.handle(line[...], from: self)
+            let rest = inbox[inboxStart...]
+            if let newline = rest.firstIndex(of: 0x0A) {
+                guard newline - inboxStart <= server.maxRequestBytes else { return requestTooLong(server) }
+                let line = inbox[inboxStart..<newline]
+                inboxStart = newline + 1
+                ran += 1
+                server.handle(line, from: self)
+                continue
             }
+            guard rest.count <= server.maxRequestBytes else { return requestTooLong(server) }
+            if !rest.isEmpty { server.noteBuffered(rest.count) }
+            if readEnded { return endOfInput() }
+            break
         }
+        guard isOpen else { return }
+        if inboxStart == inbox.count {
+            inbox.removeAll(keepingCapacity: inbox.capacity <= 64 << 10)
+            inboxStart = 0
+        }
+        updateWatch()
+    }
+
+    /// A turn is due again when the client is no longer backed up and lines (or the end) wait.
+    private func resumeIfReady() {
+        guard isOpen, !inputEnded, !isBackedUp, let server else { return }
+        if heldInput > 0 || readEnded { server.queueTurn(self) }
+        updateWatch()
     }
 
     /// One error reply, then the connection closes: a client that sends a line this long is not
     /// speaking the protocol, and reading on to its end would only burn CPU.
     private func requestTooLong(_ server: ControlServer) {
-        partialLine = []
+        inbox = []
+        inboxStart = 0
+        unfinishedBytes = 0
         server.requestTooLong(self)
         unanswered += 1
         sendReply(ControlProtocol.reply(requestID: nil, .failure(
@@ -104,14 +166,15 @@ final class ControlConnection {
         close(because: nil)
     }
 
+    /// Every whole line has run and the client sent no more.
     private func endOfInput() {
         inputEnded = true
         // A last request without its "\n" still counts (mpv drops it; `printf` users forget it).
-        if !partialLine.isEmpty, let server {
-            let line = partialLine
-            partialLine = []
-            server.handle(line[...], from: self)
-        }
+        let last = inbox[inboxStart...]
+        inbox = []
+        inboxStart = 0
+        unfinishedBytes = 0
+        if !last.isEmpty, let server { server.handle(last, from: self) }
         updateWatch()
         closeIfDone()
     }
@@ -121,9 +184,11 @@ final class ControlConnection {
     /// Queues a reply; see `enqueue`. Closes a half-closed connection once it was the last one.
     @discardableResult
     func sendReply(_ line: String) -> Bool {
+        let wasBackedUp = isBackedUp
         unanswered = max(0, unanswered - 1)
         let sent = enqueue(Array(line.utf8))
         closeIfDone()
+        if wasBackedUp { resumeIfReady() }
         return sent
     }
 
@@ -182,6 +247,7 @@ final class ControlConnection {
                     queue.removeFirst(head)
                     head = 0
                 }
+                resumeIfReady()
                 return
             case .failure(let errno):
                 close(because: errno == .brokenPipe || errno == .connectionReset ? "closed the connection" : "send: \(errno)")
@@ -195,12 +261,16 @@ final class ControlConnection {
         pendingBytes = 0
         updateWatch()
         closeIfDone()
+        resumeIfReady()
     }
 
     /// Waits for readable while requests may come, writable while output waits.
     private func updateWatch() {
         guard isOpen, let registration else { return }
-        var wanted: IOEvents = inputEnded ? [] : .readable
+        let backedUp = isBackedUp && !inputEnded
+        if backedUp && !isPaused { server?.notePause() }
+        isPaused = backedUp
+        var wanted: IOEvents = readEnded || inputEnded || isBackedUp || heldInput > (server?.maxRequestBytes ?? 0) ? [] : .readable
         if pendingBytes > 0 { wanted.insert(.writable) }
         guard wanted != watched else { return }
         do {
@@ -227,7 +297,9 @@ final class ControlConnection {
         registration = nil
         UnixSocket.close(fd)
         queue = []
-        partialLine = []
+        inbox = []
+        inboxStart = 0
+        unfinishedBytes = 0
         pendingBytes = 0
         server?.removed(self, reason: reason)
     }

@@ -166,7 +166,7 @@ public enum ControlProtocol {
         }
         let requestID = value["request_id"]
         for member in members where member.key != "command" && member.key != "request_id" && !ignoredMembers.contains(member.key) {
-            return .rejected(.invalidParameter("\(JSONPath.member("", member.key)): unknown field (a request has command and request_id)"),
+            return .rejected(.invalidParameter("\(JSONPath.member("", echoed(member.key))): unknown field (a request has command and request_id)"),
                              requestID: requestID)
         }
         guard let command = value["command"] else {
@@ -202,6 +202,18 @@ public enum ControlProtocol {
     public static func request(_ command: [JSONValue], requestID: JSONValue?) -> String {
         let id = requestID.map { ",\"request_id\":" + $0.text } ?? ""
         return "{\"command\":\(JSONValue.array(command).text)\(id)}\n"
+    }
+
+    /// The most characters of a command name or field name from a request that an error reply
+    /// or a log line echoes (`echoed(_:)`).
+    public static let echoedNameLimit = 64
+
+    /// `text` as an error message echoes it: its first 64 characters and "…" when it is longer,
+    /// so that a 60 KB command name does not make a 60 KB reply.
+    public static func echoed(_ text: String) -> String {
+        var end = text.startIndex
+        guard text.formIndex(&end, offsetBy: echoedNameLimit, limitedBy: text.endIndex), end < text.endIndex else { return text }
+        return text[..<end] + "…"
     }
 
     /// The JSON whitespace bytes (RFC 8259 §2): space, tab, line feed, carriage return.

@@ -28,7 +28,7 @@ public final class ControlReply {
 
     deinit {
         guard !isAnswered, let connection, connection.isOpen else { return }
-        connection.server?.log("control: \(connection.peer): \(JSONPath.printable(commandName)) was never answered; "
+        connection.server?.log("control: \(connection.peer): \(JSONPath.printable(ControlProtocol.echoed(commandName))) was never answered; "
                                + "replying \"error running command\"")
         connection.sendReply(ControlProtocol.reply(requestID: requestID, .failure(.commandFailed("the player did not answer"))))
     }

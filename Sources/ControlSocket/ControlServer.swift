@@ -27,6 +27,16 @@ import VitrineCore
 /// is closed. So the loop never waits for a client, and one client holds at most about
 /// `maxRequestBytes + maxPendingOutputBytes`.
 ///
+/// **Turns and backpressure.** Lines are not run in the wake-up that read them: each client gets
+/// one turn per loop iteration (a `LoopWaker`), running at most `requestsPerTurn` (32) requests
+/// or for `turnBudget` (2 ms, `CLOCK_MONOTONIC`), whichever comes first, so the loop's other
+/// descriptors (page flips) and timers run between turns. While `maxUnansweredRequests` (64) of
+/// a client's requests wait for a reply or `outputPauseBytes` (256 KiB) of output wait for it,
+/// its requests do not run and it is not read from (`.readable` off its watch) until a reply goes
+/// out or the output drains: a pipelining client is slowed to its own reading pace, and one that
+/// reads is never dropped. Error messages echo request names through `ControlProtocol.echoed`
+/// (64 characters and "…").
+///
 /// **The socket file** is made with `bind`, then given `mode` (`chmod`, default 0660) and, with
 /// `group`, that group (`lchown`; the process must be in the group or hold `CAP_CHOWN`), and only
 /// then listened on, so nobody connects before the mode is set. A socket file at `path` that
@@ -58,6 +68,14 @@ public final class ControlServer {
         public var largestBufferedRequest = 0
         /// The most bytes of output queued for one client.
         public var largestPendingOutput = 0
+        /// The most bytes received from one client and not yet run (whole lines waiting for
+        /// their turn and an unfinished one): at most `maxRequestBytes + 1`.
+        public var largestHeldInput = 0
+        /// Turns that ended at `requestsPerTurn` or `turnBudget` with lines left for a later one.
+        public var turnsCutShort = 0
+        /// Times a client was backed up (`maxUnansweredRequests` unanswered, or
+        /// `outputPauseBytes` of output waiting) and its reading paused.
+        public var pauses = 0
     }
 
     /// The socket file's path.
@@ -68,6 +86,16 @@ public final class ControlServer {
     public let maxPendingOutputBytes: Int
     /// The most clients connected at once.
     public let maxClients: Int
+    /// The most requests one client gets run per turn (one turn per loop iteration).
+    public let requestsPerTurn: Int
+    /// The longest one client's turn runs (`CLOCK_MONOTONIC`) before the rest waits for the next
+    /// (a turn always runs at least one request).
+    public let turnBudget: Duration
+    /// Requests of one client that may wait for their reply before its reading pauses (64).
+    public let maxUnansweredRequests = 64
+    /// Output waiting for one client at which its reading pauses: 256 KiB, or half of
+    /// `maxPendingOutputBytes` when that is smaller.
+    public var outputPauseBytes: Int { min(256 << 10, max(maxPendingOutputBytes / 2, 1)) }
     public private(set) var statistics = Statistics()
 
     let log: (String) -> Void
@@ -83,6 +111,10 @@ public final class ControlServer {
     private var observers: [ControlConnection] = []
     private var nextConnection = 1
     private var acceptPause: LoopTimer?
+    /// Connections with lines waiting for their turn, in the order they asked.
+    private var turnQueue: [ControlConnection] = []
+    /// Runs the queued turns on the next loop iteration (an eventfd: works on a manual clock too).
+    private var turnWaker: LoopWaker?
     private(set) var isClosed = false
     /// One read buffer for every client (one thread): what `recv` returns before it is split into lines.
     var readBuffer = [UInt8](repeating: 0, count: 16 << 10)
@@ -101,6 +133,9 @@ public final class ControlServer {
     ///   - maxRequestBytes: the longest request line, in bytes (≥ 1; default 64 KiB).
     ///   - maxPendingOutputBytes: the most output queued for one client, in bytes (≥ 1; default 4 MiB).
     ///   - maxClients: the most clients at once (≥ 1; default 16).
+    ///   - requestsPerTurn: the most requests of one client run per loop iteration (≥ 1; default 32).
+    ///   - turnBudget: the longest one client's turn runs (default 2 ms); the rest of its lines
+    ///     wait for the next iteration, after the loop's other descriptors and timers.
     ///   - handler: called on the loop's thread for every request but `observe`; answers through
     ///     the reply, at once or later.
     /// - Throws: `ControlSocketError`: `.pathTooLong`; `.unknownGroup`; `.notASocket`;
@@ -113,14 +148,17 @@ public final class ControlServer {
     public init(path: String, group: String? = nil, mode: UInt32 = 0o660, loop: EventLoop,
                 log: @escaping (String) -> Void, maxRequestBytes: Int = 64 << 10,
                 maxPendingOutputBytes: Int = 4 << 20, maxClients: Int = 16,
+                requestsPerTurn: Int = 32, turnBudget: Duration = .milliseconds(2),
                 handler: @escaping (ControlRequest, ControlReply) -> Void) throws(ControlSocketError) {
         loop.assertInLoop()
-        precondition(maxRequestBytes >= 1 && maxPendingOutputBytes >= 1 && maxClients >= 1,
+        precondition(maxRequestBytes >= 1 && maxPendingOutputBytes >= 1 && maxClients >= 1 && requestsPerTurn >= 1,
                      "ControlServer: the limits must be at least 1")
         self.path = path
         self.maxRequestBytes = maxRequestBytes
         self.maxPendingOutputBytes = maxPendingOutputBytes
         self.maxClients = maxClients
+        self.requestsPerTurn = requestsPerTurn
+        self.turnBudget = turnBudget
         self.log = log
         self.loop = loop
         self.handler = handler
@@ -165,11 +203,12 @@ public final class ControlServer {
             // `self` is whole: its deinit closes the socket and removes the file.
             throw .system(operation: "epoll_ctl(ADD) \(path)", errno: error.errno)
         }
+        turnWaker = loop.makeWaker { [weak self] in self?.runTurns() }
     }
 
     /// Makes a server from the config's `control` settings (`path`, `group`) with the default
     /// mode and limits. The caller looks at `settings.enabled` first.
-    /// - Throws: as `init(path:group:mode:loop:log:maxRequestBytes:maxPendingOutputBytes:maxClients:handler:)`.
+    /// - Throws: as `init(path:group:mode:loop:log:maxRequestBytes:maxPendingOutputBytes:maxClients:requestsPerTurn:turnBudget:handler:)`.
     public convenience init(settings: ControlSettings, loop: EventLoop, log: @escaping (String) -> Void,
                             handler: @escaping (ControlRequest, ControlReply) -> Void) throws(ControlSocketError) {
         try self.init(path: settings.path, group: settings.group, loop: loop, log: log, handler: handler)
@@ -255,6 +294,8 @@ public final class ControlServer {
         isClosed = true
         acceptPause?.cancel()
         acceptPause = nil
+        turnQueue = []
+        turnWaker = nil
         listenRegistration?.cancel()
         listenRegistration = nil
         UnixSocket.close(listenFD)
@@ -323,6 +364,27 @@ public final class ControlServer {
         connections[number] = connection
     }
 
+    // MARK: - Turns
+
+    /// Gives `connection` a turn on the next loop iteration (once however often it asks).
+    func queueTurn(_ connection: ControlConnection) {
+        guard !connection.isQueued, !isClosed else { return }
+        connection.isQueued = true
+        turnQueue.append(connection)
+        if turnQueue.count == 1 { turnWaker?.wake() }
+    }
+
+    /// One turn for every connection queued before this iteration; those with lines left queue
+    /// again for the next.
+    private func runTurns() {
+        let turn = turnQueue
+        turnQueue = []
+        for connection in turn {
+            connection.isQueued = false
+            connection.runTurn()
+        }
+    }
+
     // MARK: - From the connections
 
     /// One line from `connection` (without its `\n`).
@@ -365,7 +427,7 @@ public final class ControlServer {
         let line = ControlProtocol.reply(requestID: requestID, result)
         let length = line.utf8.count
         guard length > maxPendingOutputBytes else { return line }
-        log("control: \(connection.peer): the reply to \(JSONPath.printable(commandName)) is \(length) bytes, "
+        log("control: \(connection.peer): the reply to \(JSONPath.printable(ControlProtocol.echoed(commandName))) is \(length) bytes, "
             + "over the limit of \(maxPendingOutputBytes); replying \"error running command\"")
         return ControlProtocol.reply(requestID: requestID, .failure(.commandFailed(
             "the reply is \(length) bytes, more than the control socket's limit of \(maxPendingOutputBytes)")))
@@ -391,6 +453,14 @@ public final class ControlServer {
         if connection.isObserving { observers.removeAll { $0 === connection } }
         if let reason { log("control: \(connection.peer) \(reason) after \(connection.requests) request(s)") }
     }
+
+    func noteHeld(_ bytes: Int) {
+        if bytes > statistics.largestHeldInput { statistics.largestHeldInput = bytes }
+    }
+
+    func noteTurnCutShort() { statistics.turnsCutShort += 1 }
+
+    func notePause() { statistics.pauses += 1 }
 
     func noteBuffered(_ bytes: Int) {
         if bytes > statistics.largestBufferedRequest { statistics.largestBufferedRequest = bytes }

@@ -100,10 +100,10 @@ enum UnixSocket {
     /// Reads what is waiting, up to `buffer.count` bytes, without blocking.
     /// - Returns: the count read (0 at end of stream), or nil when nothing waits (`EAGAIN`).
     /// The corresponding C function is `recv(fd, …, MSG_DONTWAIT)`.
-    static func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Result<Int?, Errno> {
-        precondition(!buffer.isEmpty, "UnixSocket.receive: an empty buffer")
+    static func receive(_ fd: Int32, into buffer: inout [UInt8], atMost limit: Int = .max) -> Result<Int?, Errno> {
+        precondition(!buffer.isEmpty && limit >= 1, "UnixSocket.receive: an empty buffer")
         let result = buffer.withUnsafeMutableBytes { raw in
-            valueOrErrno(SystemCall("recv", "fd \(fd)")) { vt_receive(fd, raw.baseAddress!, raw.count) }
+            valueOrErrno(SystemCall("recv", "fd \(fd)")) { vt_receive(fd, raw.baseAddress!, min(raw.count, limit)) }
         }
         switch result {
         case .success(let count): return .success(count)

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import ControlSocket
 import RunLoop
+import SystemSupport
 import VitrineCore
 
 /// A folder for one test's socket, under /tmp (a socket path holds at most 107 bytes, and
@@ -82,6 +83,7 @@ extension JSONValue {
 /// - `later MS`: success with `"late"` after MS milliseconds (a loop timer).
 /// - `fail`: `invalid parameter` with a message.
 /// - `big N`: success with a string of N bytes.
+/// - `spin MICROSECONDS`: busy that long on the loop's thread, then answered like `echo`.
 /// - `drop`: never answered (the reply is released).
 /// - anything else: `unknown command`.
 func makeTestServer(path: String, loop: EventLoop, log: LogLines, group: String? = nil, mode: UInt32 = 0o660,
@@ -99,12 +101,18 @@ func makeTestServer(path: String, loop: EventLoop, log: LogLines, group: String?
             reply.fail(.invalidParameter("fail: as asked"))
         case "big":
             reply.succeed(.string(String(repeating: "b", count: Int(request.number(at: 0) ?? 0))))
+        case "spin":
+            // Busy for MICROSECONDS, then answers like echo: a handler with a cost (`status`
+            // took about 0.3 ms in a debug build).
+            let until = MonotonicClock.nanoseconds() + UInt64((request.number(at: 0) ?? 0) * 1000)
+            while MonotonicClock.nanoseconds() < until {}
+            reply.succeed(.array(request.command))
         case "drop":
             break
         case "keep":
             kept?.replies.append(reply)
         default:
-            reply.fail(.unknownCommand(request.name))
+            reply.fail(.unknownCommand(ControlProtocol.echoed(request.name)))
         }
     }
 }

@@ -161,6 +161,22 @@ struct ControlCommandTests {
         #expect(replies[60]?.first?.data?["catalog"]?["title"]?.stringValue == "Control v4")
     }
 
+    /// An unknown command: a near name is suggested; a name over 64 characters gets no suggestion
+    /// (the edit distance is quadratic in its length) and is echoed as its first 64 and "…".
+    @Test func unknownCommandNamesAreEchoedShort() throws {
+        let commands = ControlCommands(networkAllow: [], screenshotFolder: NSTemporaryDirectory(),
+                                       log: Logger(label: "t", sink: LogSink.memory().0))
+        var results: [Result<JSONValue?, ControlError>] = []
+        commands.execute([.string("statuz")], origin: .local) { results.append($0) }
+        let long = String(repeating: "statuz", count: 10_000)  // 60 KB
+        commands.execute([.string(long)], origin: .local) { results.append($0) }
+        #expect(results.count == 2)
+        #expect(results.first?.errorText == "unknown command")
+        #expect(results.first?.message == "statuz: no such command (did you mean status?)")
+        #expect(results.last?.errorText == "unknown command")
+        #expect(results.last?.message == String(long.prefix(64)) + "…: no such command")
+    }
+
     /// A reload of a manifest that became invalid is refused with its JSON path; the catalog playing stays.
     @Test func reloadOfABadManifestKeepsPlaying() throws {
         let dir = try Self.catalog()

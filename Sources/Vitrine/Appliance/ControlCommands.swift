@@ -97,8 +97,11 @@ final class ControlCommands {
         }
         let args = Array(command.dropFirst())
         guard Self.names.contains(name) else {
-            let near = Spelling.suggestion(for: name, among: Self.names).map { " (did you mean \($0)?)" } ?? ""
-            reply(.failure(.unknownCommand("\(name): no such command\(near)")))
+            // Spelling.suggestion is quadratic in the name's length: a name longer than any
+            // command's by far is no typo of one (a 60 KB name took 0.6 s).
+            let near = name.count > ControlProtocol.echoedNameLimit ? ""
+                : Spelling.suggestion(for: name, among: Self.names).map { " (did you mean \($0)?)" } ?? ""
+            reply(.failure(.unknownCommand("\(ControlProtocol.echoed(name)): no such command\(near)")))
             return
         }
         if origin == .network && !networkAllow.contains(name) {
