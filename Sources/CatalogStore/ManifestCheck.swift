@@ -104,6 +104,13 @@ extension CatalogLibrary {
             }
             let (files, fileProblems) = StickManifest.files(of: manifest)
             problems += fileProblems
+            // A download is written to `<path>.part` first: a file of that name would be taken for it.
+            if case .network = origin {
+                for file in files where file.path.hasSuffix(".part") {
+                    problems.append(ImportProblem(.badPath, field: file.pathField, file: file.path,
+                                                  "ends in .part, the suffix of partial downloads: rename it"))
+                }
+            }
             guard problems.isEmpty else { throw .refused(problems) }
             return ManifestCheck(outcome: .accepted, manifest: manifest, files: files, problems: [], notes: notes,
                                  version: version, result: nil)

@@ -294,6 +294,19 @@ struct NetworkUpdateTests {
         #expect(f.library.resolve().catalog?.manifest.version == 1)
     }
 
+    @Test("a file whose name ends in .part (the suffix of partial downloads) is refused before any media request, with its JSON path")
+    func partSuffixRefused() throws {
+        let f = try NetworkFixture()
+        try f.publish(version: 1, media: [("media/a.mp4.part", networkBytes(1000, seed: 3)), ("media/a.mp4", networkBytes(1000, seed: 4))])
+        let service = try f.service()
+        f.sync(service)
+        #expect(service.lastImport?.outcome == "refused")
+        #expect(service.lastImport?.message.contains("media/a.mp4.part") == true)
+        #expect(service.lastImport?.message.contains("ends in .part") == true)
+        #expect(f.mediaRequests().isEmpty)
+        #expect(f.library.resolve().catalog == nil)
+    }
+
     @Test("the server down: no switch, playback's catalog untouched, one log line for all the failed polls and one when it answers again")
     func serverDown() throws {
         let f = try NetworkFixture()
