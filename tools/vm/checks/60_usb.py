@@ -58,12 +58,8 @@ def run(vm):
     if vm.dev_9p:
         vm.info("usb: not run with --dev-9p (no udev, no systemd-mount in the harness)")
         return
-    start = vm.now()
-    vm.windows["banner"] = (start, None)
-    try:
+    with vm.window("banner"):
         plug(vm)
-    finally:
-        vm.windows["banner"] = (start, vm.now() + 12)
 
 
 def plug(vm):

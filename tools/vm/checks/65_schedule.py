@@ -74,15 +74,11 @@ def run(vm):
     if vm.dev_9p:
         vm.info("schedule: not run with --dev-9p (no udev, no systemd-mount in the harness)")
         return
-    start = vm.now()
-    before = vm.windows.get("banner")
-    earlier = before if isinstance(before, list) else [before] if before else []
-    vm.windows["banner"] = earlier + [(start, None)]
-    try:
-        schedule(vm)
-    finally:
-        vm.windows["banner"] = earlier + [(start, vm.now() + 12)]
-        vm.q.unplug_stick(id="stick2")
+    with vm.window("banner"):
+        try:
+            schedule(vm)
+        finally:
+            vm.q.unplug_stick(id="stick2")
         # Back to the host's time: the later checks see the catalog's default playlist.
         vm.gexec(["date", "-u", "-s", "@%d" % int(time.time())])
 

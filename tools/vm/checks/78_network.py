@@ -136,15 +136,11 @@ def run(vm):
     if vm.dev_9p:
         vm.info("network: not run with --dev-9p (no NIC, no systemd-networkd in the harness)")
         return
-    start = vm.now()
-    before = vm.windows.get("banner")
-    earlier = before if isinstance(before, list) else [before] if before else []
-    vm.windows["banner"] = earlier + [(start, None)]
-    try:
-        network(vm)
-    finally:
-        WEB.stop()
-        vm.windows["banner"] = earlier + [(start, vm.now() + 12)]
+    with vm.window("banner"):
+        try:
+            network(vm)
+        finally:
+            WEB.stop()
 
 
 def network(vm):

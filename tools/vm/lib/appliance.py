@@ -22,8 +22,10 @@ A check gets this object as `vm`:
                                    calls vm.set_link(True) (the network check)
   vm.first_frame                   the first-frame Shot (None until found)
   vm.windows                       {kind: (start, end) or a list of them}: when popups or the banner may be on screen
+  with vm.window("banner"):        the banner may be on screen from now to 12 s after the block
   vm.out                           this GPU's output folder
 """
+import contextlib
 import os
 import shutil
 import sys
@@ -85,6 +87,19 @@ class ApplianceVM:
         if self.glog:
             self.glog.write(f"[{self.now():7.2f}] {msg}\n")
             self.glog.flush()
+
+    @contextlib.contextmanager
+    def window(self, kind, linger=12):
+        """`kind` (the banner) may be on screen from now until `linger` s after the block ends,
+        added to the windows earlier checks opened."""
+        before = self.windows.get(kind)
+        earlier = before if isinstance(before, list) else [before] if before else []
+        start = self.now()
+        self.windows[kind] = earlier + [(start, None)]
+        try:
+            yield
+        finally:
+            self.windows[kind] = earlier + [(start, self.now() + linger)]
 
     def in_window(self, kind, t):
         """Whether a check said that `kind` (popup, banner) may be on screen at t."""
