@@ -133,6 +133,7 @@ private func observe(_ client: ControlClient, _ args: CtlArguments, timeout: Dur
 private func screenshot(_ reply: ControlResponse, _ args: CtlArguments) throws -> Exit? {
     if case let .string(base64)? = reply.data?["png_base64"] {
         guard let out = args.out else {
+            if args.json { return nil }  // the reply as it came, printed by the caller
             StandardStreams.err("vitrine ctl: screenshot: the player sent a PNG (\(base64.utf8.count) bytes of base64); "
                                 + "give --out FILE to write it\n")
             return .usage

@@ -226,6 +226,7 @@ struct MQTTConfigTests {
         #expect(problems(#"{"mqtt": {"host": "b", "password": "x"}}"#) == ["mqtt.username: a password needs a username"])
         #expect(problems(#"{"mqtt": {"host": "b", "caFile": "/etc/hostname"}}"#) == [#"mqtt.tls: caFile and certFile need "tls": true"#])
         #expect(problems(#"{"mqtt": {"host": "b", "tls": true, "caFile": "/nonexistent/ca.pem"}}"#) == ["mqtt.caFile: cannot read /nonexistent/ca.pem"])
+        #expect(problems(#"{"mqtt": {"host": "b", "tls": true, "caFile": "/etc"}}"#) == ["mqtt.caFile: cannot read /etc (a folder, not a file)"])
         #expect(problems(#"{"mqtt": {"host": "b", "statusInterval": 1e17}}"#) == ["mqtt.statusInterval: expected seconds from 5 to 86400"])
         #expect(problems(#"{"mqtt": {"host": "b", "site": "a\u0001b"}}"#) == ["mqtt.site: contains a control character"])
         #expect(problems(#"{"mqtt": {"host": "b", "box": "a/b"}}"#) == ["mqtt.box: contains a '/' (topic level separator)"])

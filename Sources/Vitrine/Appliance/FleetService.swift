@@ -175,7 +175,7 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         case let .rejected(error, id): reply(topics, id, .failure(error))
         case let .request(command, id):
             let name = command.first?.stringValue ?? "?"
-            log.info("mqtt command \(name)" + (id.map { " (request_id \($0.text))" } ?? ""))
+            log.info("mqtt command \(ControlProtocol.echoed(name))" + (id.map { " (request_id \(ControlProtocol.echoed($0.text)))" } ?? ""))
             commands.execute(command, origin: .network) { [weak self] result in
                 self?.reply(topics, id, result)
                 if case .success = result, name != "status", name != "screenshot" { self?.publishStatus(force: false) }

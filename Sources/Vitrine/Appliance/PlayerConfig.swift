@@ -227,7 +227,9 @@ public struct PlayerConfig: Sendable, Equatable {
             case "caFile":
                 if case .null = v { continue }
                 guard case let .string(path) = v, !path.isEmpty else { problems.append("\(at): expected the path of a PEM file, or null"); continue }
-                if !FileManager.default.isReadableFile(atPath: path) {
+                var folder: ObjCBool = false
+                if !FileManager.default.isReadableFile(atPath: path)
+                    || (FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue) {
                     problems.append("\(at): cannot read \(path) (a PEM file of certificate authorities)"); continue
                 }
                 s.caFile = path
