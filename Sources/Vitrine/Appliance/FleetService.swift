@@ -196,14 +196,13 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// Publishes the retained status; unless `force`, only when it differs from the last one in
     /// more than its times.
     func publishStatus(force: Bool) {
-        guard let client, let topics, let commands else { return }
+        guard client != nil, let topics, let commands else { return }
         let status = commands.status()
         var comparable = status
         if case let .object(m) = status { comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }) }
         let key = comparable.text
         if !force && key == lastPublished { return }
         lastPublished = key
-        _ = client
         publish(topics.status, status.text, retain: true)
     }
 

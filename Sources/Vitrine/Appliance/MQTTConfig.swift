@@ -90,11 +90,7 @@ public struct MQTTConfig: Sendable, Equatable {
             case "tls": c.tls = bool() ?? c.tls
             case "caFile", "certFile", "keyFile", "passwordFile":
                 let path = string()
-                var folder: ObjCBool = false
-                if let path, !FileManager.default.isReadableFile(atPath: path)
-                    || (FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue) {
-                    problems.append("\(at): cannot read \(path)" + (folder.boolValue ? " (a folder, not a file)" : "")); continue
-                }
+                if let path, let why = PlayerConfig.unreadableFile(path) { problems.append("\(at): cannot read \(path)\(why)"); continue }
                 switch k {
                 case "caFile": c.caFile = path
                 case "certFile": c.certFile = path

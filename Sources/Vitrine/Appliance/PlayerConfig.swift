@@ -227,9 +227,7 @@ public struct PlayerConfig: Sendable, Equatable {
             case "caFile":
                 if case .null = v { continue }
                 guard case let .string(path) = v, !path.isEmpty else { problems.append("\(at): expected the path of a PEM file, or null"); continue }
-                var folder: ObjCBool = false
-                if !FileManager.default.isReadableFile(atPath: path)
-                    || (FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue) {
+                if PlayerConfig.unreadableFile(path) != nil {
                     problems.append("\(at): cannot read \(path) (a PEM file of certificate authorities)"); continue
                 }
                 s.caFile = path
@@ -272,6 +270,14 @@ public struct PlayerConfig: Sendable, Equatable {
             problems.append("update.requireSignature: needs at least one key in import.trustedKeys (or false to accept unsigned catalogs)")
         }
         return (s, s.with(url: url))
+    }
+
+    /// Nil when `path` is a file this process can read; else what to add to "cannot read PATH":
+    /// `""`, or `" (a folder, not a file)"`.
+    static func unreadableFile(_ path: String) -> String? {
+        var folder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &folder), folder.boolValue { return " (a folder, not a file)" }
+        return FileManager.default.isReadableFile(atPath: path) ? nil : ""
     }
 
     /// Applies the config to run options (command-line flags applied later win).

@@ -67,16 +67,7 @@ final class RunControl: ControlTarget {
         return fields
     }
 
-    func screenImage() -> ImageBuffer? {
-        let output = engine.output
-        var copy: ImageBuffer?
-        output.withFrontBuffer { target in
-            let image = ImageBuffer(width: target.width, height: target.height)
-            image.withTarget { $0.copy(from: target) }
-            copy = image
-        }
-        return copy
-    }
+    func screenImage() -> ImageBuffer? { engine.output.frontBufferCopy() }
 
     /// Through the engine's dispatcher, as a cue point or a button: an `action` event, the bus
     /// (`jump`, interrupts), and the engine's own share after the next vblank.

@@ -105,15 +105,19 @@ final class DRMOutput: VideoOutput {
     /// The scanout buffer on screen, copied once into memory first (the dumb buffer may be
     /// write-combined: slow to read pixel by pixel). Nothing before the first frame.
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows {
+        try frontBufferCopy()?.withTarget(body)
+    }
+
+    /// The one copy out of the scanout buffer.
+    func frontBufferCopy() -> ImageBuffer? {
         let (w, h) = (width, height)
-        let copy = scanout.withFrontBuffer { bytes, stride -> ImageBuffer? in
+        return scanout.withFrontBuffer { bytes, stride -> ImageBuffer? in
             guard let base = bytes?.baseAddress else { return nil }
             let image = ImageBuffer(width: w, height: h)
             let source = PixelTarget(base: UnsafeMutableRawPointer(mutating: base), width: w, height: h, stride: stride)
             image.withTarget { $0.copy(from: source) }
             return image
         }
-        try copy?.withTarget(body)
     }
 
     func setDisplayPower(_ on: Bool) throws {

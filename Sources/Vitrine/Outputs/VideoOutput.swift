@@ -53,6 +53,8 @@ protocol VideoOutput: AnyObject {
     var waitedSeconds: Double { get }
     /// Reads the picture on screen (for snapshots).
     func withFrontBuffer(_ body: (PixelTarget) throws -> Void) rethrows
+    /// A copy of the picture on screen, or nil before the first frame (default: `withFrontBuffer`, copied).
+    func frontBufferCopy() -> ImageBuffer?
     /// Releases the display, restoring what was shown before.
     func close()
     /// Powers the display off (the presenter flipped a black picture first, and flips nothing while
@@ -65,6 +67,17 @@ protocol VideoOutput: AnyObject {
 
 extension VideoOutput {
     func setDisplayPower(_ on: Bool) throws {}
+
+    /// A copy of the picture on screen (screenshots), or nil before the first frame.
+    func frontBufferCopy() -> ImageBuffer? {
+        var copy: ImageBuffer?
+        withFrontBuffer { target in
+            let image = ImageBuffer(width: target.width, height: target.height)
+            image.withTarget { $0.copy(from: target) }
+            copy = image
+        }
+        return copy
+    }
 }
 
 
