@@ -40,6 +40,8 @@ public struct Manifest: Sendable, Equatable {
     /// `timezone`: the IANA zone the schedule and `display.power` are read in (a TZif file in the
     /// zoneinfo folder); nil means the config's, else the system's.
     public var timezone: String?
+    /// `sync`: the playlist locked to the wall clock (`SyncSettings`); nil plays it from its start.
+    public var sync: SyncSettings?
 
     /// `overlayIDs` defaults to the keys of `overlays` in sorted order.
     public init(schema: String = Manifest.schemaV1, version: Int = 1, title: String = "",
@@ -48,7 +50,7 @@ public struct Manifest: Sendable, Equatable {
                 overlays: [String: Overlay] = [:], overlayIDs: [String]? = nil, idle: IdleRule? = nil,
                 tap: Action? = nil, files: [ManifestFile] = [], soundtrack: Soundtrack? = nil,
                 playlists: [String: [PlaylistItem]] = [:], playlistNames: [String]? = nil,
-                schedule: Schedule? = nil, timezone: String? = nil) {
+                schedule: Schedule? = nil, timezone: String? = nil, sync: SyncSettings? = nil) {
         self.schema = schema; self.version = version; self.title = title
         self.display = display; self.audio = audio; self.loop = loop; self.playlist = playlist
         self.overlays = overlays; self.overlayIDs = overlayIDs ?? overlays.keys.sorted(); self.idle = idle
@@ -57,6 +59,7 @@ public struct Manifest: Sendable, Equatable {
         self.soundtrack = soundtrack
         self.playlists = playlists; self.playlistNames = playlistNames ?? playlists.keys.sorted()
         self.schedule = schedule; self.timezone = timezone
+        self.sync = sync
     }
 
     /// The name a schedule entry gives the default `playlist`.

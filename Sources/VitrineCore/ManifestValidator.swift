@@ -46,6 +46,7 @@ struct ManifestValidator {
             case "playlists": (manifest.playlists, manifest.playlistNames) = playlists(value, at: key)
             case "schedule": manifest.schedule = schedule(value, at: key)
             case "timezone": manifest.timezone = timezone(value, at: key)
+            case "sync": manifest.sync = sync(value, at: key)
             case "overlays": (manifest.overlays, manifest.overlayIDs) = overlays(value, at: key)
             case "idle": manifest.idle = idle(value, at: key)
             case "tap": manifest.tap = action(value, at: key)
@@ -56,7 +57,35 @@ struct ManifestValidator {
         }
         require(["schema", "version", "playlist"], in: members, at: "")
         if let schedule = manifest.schedule { checkReachable(schedule, path: "schedule") }
+        if manifest.sync != nil {
+            if !manifest.loop { error("loop", "a synchronized catalog (sync) plays its playlist as a cycle: loop must be true") }
+            if manifest.schedule != nil {
+                error("sync", "a synchronized catalog plays one cycle; it cannot have a schedule (remove schedule or sync)")
+            }
+            if manifest.display.power != nil {
+                error("sync", "a synchronized catalog plays one cycle; it cannot have display.power windows")
+            }
+        }
         return manifest
+    }
+
+    /// `sync`: `{"epoch": RFC 3339 with Z or an offset}`.
+    private mutating func sync(_ value: JSONValue, at path: String) -> SyncSettings? {
+        guard let members = object(value, at: path) else { return nil }
+        var epoch: Int64?
+        for (key, v) in members {
+            let at = JSONPath.member(path, key)
+            switch key {
+            case "epoch":
+                guard let text = string(v, at: at) else { break }
+                if let t = parseSyncEpoch(text) { epoch = t } else {
+                    error(at, "\(JSONPath.quoted(text)) is not an RFC 3339 time with Z or an offset (like \"2026-01-01T00:00:00Z\")")
+                }
+            default: unknownField(key, at: path)
+            }
+        }
+        require(["epoch"], in: members, at: path)
+        return epoch.map { SyncSettings(epoch: $0) }
     }
 
     /// Records item ids (first occurrence wins, `playlist` before `playlists`), playlist names and

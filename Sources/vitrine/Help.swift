@@ -38,6 +38,11 @@ let outputHelp = """
                            runs with the vblanks, for previews and tests
   --timezone ZONE          the schedule's zone when the catalog names none (IANA, e.g.
                            Europe/Paris; default: config `timezone`, else the system's)
+  --vblank-log FILE        one line per vblank: its wall-clock time (s since 1970 UTC), the item
+                           on screen and the PTS (s) of its frame, `-` for none (synced walls)
+  --test-display-ppm N     headless, tests: vblanks come N ppm faster than the nominal rate
+  --test-audio-ppm N       tests: a sound device with no queue of its own (ALSA `null`) plays N
+                           ppm faster (negative: slower) than its rate
   --config FILE            appliance config (default: /etc/vitrine/config.json if present)
   --log-file FILE          append log lines, each with its UTC time, to FILE instead of stderr
                            (on stderr, lines carry the time unless stderr is the journal)

@@ -8,7 +8,8 @@ import CatalogStore
 import FileIO
 
 let outputOptions: Set<String> = ["events", "output", "record", "snapshot-at", "snapshot-dir", "duration", "audio-device",
-                                  "connector", "card", "config", "log-file", "clock", "timezone"]
+                                  "connector", "card", "config", "log-file", "clock", "timezone", "vblank-log",
+                                  "test-display-ppm", "test-audio-ppm"]
 let outputFlags: Set<String> = ["realtime", "verbose"]
 
 /// The log: `--log-file FILE` (timestamped lines), else standard error (timestamped unless it is
@@ -56,6 +57,12 @@ func runOptions(_ args: Arguments) throws -> RunOptions {
     }
     if let d = args.options["snapshot-dir"] { o.snapshotDirectory = d }
     o.duration = try args.double("duration")
+    o.vblankLogPath = args.options["vblank-log"]
+    for (key, keyPath) in [("test-display-ppm", \RunOptions.displayDriftPPM), ("test-audio-ppm", \RunOptions.audioDriftPPM)] {
+        guard let text = args.options[key] else { continue }
+        guard let ppm = Double(text), abs(ppm) <= 1000 else { throw UsageError(description: "--\(key): expected parts per million within ±1000, got \(text)") }
+        o[keyPath: keyPath] = ppm
+    }
     if args.flags.contains("realtime") { o.realtime = true }
     if let a = args.options["audio-device"] { o.audioDevice = a }
     if let c = args.options["connector"] { o.connector = c }

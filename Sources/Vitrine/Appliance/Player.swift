@@ -230,15 +230,35 @@ public final class Player {
         _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog, events: engine.events)
         defer { fleet?.detach(final: Self.stopRequested) }
 
+        // A synchronised catalog (`sync`): catalog time follows the wall clock, the vblanks of a
+        // headless output sit on its grid, and the sound device is kept on it.
+        let syncLock = startMessage == nil ? makeSyncLock(output: output, format: format) : nil
+        var vblankLog: VblankLog?
+        if let path = options.vblankLogPath {
+            let log = try VblankLog(path: path)
+            vblankLog = log
+            engine.vblankObserver = { host, item, pts, heard in log.write(monotonic: host, item: item, pts: pts, heard: heard) }
+        }
+        defer { vblankLog?.close() }
+        if let syncLock {
+            audio?.follow(syncLock.mapping)
+            (output as? HeadlessOutput)?.alignStart = { [mapping = syncLock.mapping, hz = output.refreshRate] t in
+                // The next vblank of the wall clock's grid: whole periods from the epoch.
+                let c = mapping.catalogTime(atMonotonic: t) + Double(mapping.base)
+                return mapping.monotonic(ofCatalog: (c * hz).rounded(.up) / hz - Double(mapping.base))
+            }
+        }
+
         if startMessage == nil {
-            for item in scheduled.start(on: loop) { engine.enqueue(item) }
+            let items = scheduled.start(on: loop)
+            if let syncLock { engine.startSynchronized(syncLock, items: items) } else { for item in items { engine.enqueue(item) } }
             if !engine.displayIsOff { engine.play() }
             engine.startPlayback(on: loop) { loop.stop() }
             try loop.run()
         }
         // `--duration S` presents the vblanks in [0, S): at 30 Hz, 2 s is exactly 60 pictures.
         let period = 1 / output.refreshRate
-        let duration = options.duration
+        let duration = options.duration.map { $0 + engine.catalogTime }  // a synchronised catalog's starts on the wall clock
         if !Self.stopRequested {
             try engine.presenter.run(on: loop, shouldStop: { [unowned engine] in
                 if stopSignal.load(ordering: .relaxed) { return true }
@@ -283,6 +303,11 @@ public final class Player {
                     }
                 }
                 scheduled.afterVblank()
+                if let syncLock, scheduled.director.interrupt == nil {
+                    let base = syncLock.base, offset = syncLock.offsetNanoseconds
+                    engine.keepInStep()
+                    if syncLock.base != base || syncLock.offsetNanoseconds != offset { audio?.follow(syncLock.mapping) }
+                }
                 return true
             })
         }
@@ -419,8 +444,47 @@ public final class Player {
                 throw PlayerError.invalidConfiguration("headless output: \(why)")
             }
             let realtime = options.realtime ?? (options.recordPath == nil && options.snapshotTimes.isEmpty)
-            return HeadlessOutput(width: w, height: h, refreshRate: hz, realtime: realtime)
+            return HeadlessOutput(width: w, height: h, refreshRate: hz, realtime: realtime, driftPPM: options.displayDriftPPM)
         }
+    }
+
+    /// The wall-clock lock of a catalog with `sync`, when the output runs in real time (a screen, or
+    /// headless paced by the clock; a recording runs as fast as it can and plays from the start).
+    /// Each item's slot is its `duration`, else its file's container duration (`MediaFile`); an image
+    /// lasts its `duration` (10 s by default).
+    private func makeSyncLock(output: VideoOutput, format: AudioFormat) -> SyncLock? {
+        guard let sync = manifest.sync else { return nil }
+        if let headless = output as? HeadlessOutput, !headless.realtime {
+            log.info("sync: a recording runs as fast as it can, not on the wall clock; playing the playlist from its start")
+            return nil
+        }
+        var lengths: [(id: String, length: Double)] = []
+        for item in manifest.playlist {
+            var length: Double?
+            if item.type == .image {
+                length = item.duration ?? 10
+            } else {
+                let path = item.src.hasPrefix("/") ? item.src : FileNames.path(item.src, in: catalogDirectory)
+                do {
+                    let file = try MediaFile(path: path)
+                    length = [file.duration, item.duration].compactMap { $0 }.min()
+                } catch {
+                    length = item.duration
+                    log.error("sync: \(item.id) (\(item.src)): \(error)" + (length == nil ? "; it takes no slot in the cycle" : ""),
+                              ["file": path])
+                }
+            }
+            lengths.append((item.id, length ?? 0))
+        }
+        guard let cycle = SyncCycle(epoch: sync.epoch, lengths: lengths) else {
+            log.error("sync: no item of the playlist has a length; playing it from its start")
+            return nil
+        }
+        let lock = SyncLock(cycle: cycle, rate: format.sampleRate)
+        let here = cycle.locate(sinceEpoch: lock.sinceEpoch(catalog: lock.catalogTime(hostTime: monotonicNow())))
+        log.info(String(format: "sync: cycle %.3f s of %d items from the epoch %@; joining pass %d at %@ + %.3f s",
+                        cycle.length, cycle.slots.count, EventLog.iso(Double(sync.epoch)), here.pass, cycle.slots[here.index].id, here.offset))
+        return lock
     }
 
     private func makeAudio(quiet: Bool = false) -> ALSAAudio? {
@@ -430,9 +494,11 @@ public final class Player {
         let drm = options.output == .drm || (options.output == .auto && DRMOutput.isAvailable)
         if !drm && options.audioDevice == nil { return nil }
         do {
-            return try ALSAAudio(device: device, rate: options.audioRate, channels: options.audioChannels,
-                                 periodFrames: options.periodFrames, bufferFrames: options.bufferFrames,
-                                 configText: options.alsaConfigText, log: log.child("alsa"))
+            let audio = try ALSAAudio(device: device, rate: options.audioRate, channels: options.audioChannels,
+                                      periodFrames: options.periodFrames, bufferFrames: options.bufferFrames,
+                                      configText: options.alsaConfigText, log: log.child("alsa"))
+            audio.emulatedDriftPPM = options.audioDriftPPM
+            return audio
         } catch {
             if !quiet { log.error("audio device \(device) unavailable, playing without sound (trying again every 5 s): \(error)") }
             return nil

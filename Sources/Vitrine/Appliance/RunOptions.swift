@@ -45,6 +45,16 @@ public struct RunOptions: Sendable {
     /// standby and power-on through libcec, and the adapter's com port (nil: the first one found).
     public var cecEnabled = false
     public var cecPort: String?
+    /// `--vblank-log FILE`: one line per vblank, `wall_time item pts` (seconds since 1970 UTC of the
+    /// vblank, the item on screen, the PTS in seconds of its frame on screen; `-` for none): what a
+    /// synchronised wall is checked with.
+    public var vblankLogPath: String?
+    /// `--test-display-ppm N`: the headless output's vblanks come N parts per million faster than
+    /// its nominal rate (a display whose clock drifts; tests of synchronised catalogs).
+    public var displayDriftPPM = 0.0
+    /// `--test-audio-ppm N`: a sound device that keeps no queue of its own (ALSA's `null` plugin,
+    /// paced by `EmulatedRing`) plays N parts per million faster (negative: slower) than its rate.
+    public var audioDriftPPM = 0.0
     /// Output audio format when no device decides it (headless).
     public var audioRate = 48000
     public var audioChannels = 2

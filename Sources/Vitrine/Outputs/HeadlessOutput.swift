@@ -29,17 +29,32 @@ final class HeadlessOutput: VideoOutput {
     private var start: Double?
     private var origin: Double {
         if let start { return start }
-        let now = clock()
+        let now = alignStart?(clock()) ?? clock()
         start = now
         return now
     }
+    /// Seconds between two vblanks: `1 / refreshRate`, or less for a display that runs fast
+    /// (`driftPPM`).
+    let spacing: Double
+    /// Where vblank 0 goes, given the time it is first asked for (monotonic seconds): a synchronised
+    /// catalog puts the vblanks on the wall clock's grid of periods from its epoch, as a genlocked
+    /// wall's displays are (`SyncLock`). Nil: at that time.
+    var alignStart: ((Double) -> Double)?
+    private let drifts: Bool
+    /// Output seconds of vblank `n` (`n / refreshRate` exactly when the display does not drift).
+    private func at(_ n: Int) -> Double { drifts ? Double(n) * spacing : Double(n) / refreshRate }
     /// Called after every vblank with the picture on screen and the vblank time.
     var onVblank: ((PixelTarget, Double) throws -> Void)?
 
     /// - Parameter clock: the clock real-time vblanks follow, in seconds (a test passes its run loop's
     ///   manual clock).
-    init(width: Int, height: Int, refreshRate: Double, realtime: Bool, clock: @escaping () -> Double = monotonicNow) {
+    ///   - driftPPM: the vblanks come this many parts per million faster than `refreshRate` (a display
+    ///     whose crystal drifts, for tests; `refreshRate` stays the nominal rate).
+    init(width: Int, height: Int, refreshRate: Double, realtime: Bool, driftPPM: Double = 0,
+         clock: @escaping () -> Double = monotonicNow) {
         self.width = width; self.height = height; self.refreshRate = refreshRate; self.realtime = realtime
+        spacing = 1 / (refreshRate * (1 + driftPPM * 1e-6))
+        drifts = driftPPM != 0
         self.clock = clock
         front = ImageBuffer(width: width, height: height)
     }
@@ -48,7 +63,7 @@ final class HeadlessOutput: VideoOutput {
 
     var summary: String { "headless \(width)x\(height)@\(refreshRate.formatted2) (\(realtime ? "real time" : "as fast as possible"))" }
 
-    func nextPresentationTime() -> Double { _ = origin; return Double(vblankCount + (pending ? 1 : 0)) / refreshRate }
+    func nextPresentationTime() -> Double { _ = origin; return at(vblankCount + (pending ? 1 : 0)) }
 
     func monotonicTime(ofPresentation t: Double) -> Double { origin + t }
 
@@ -68,7 +83,7 @@ final class HeadlessOutput: VideoOutput {
     var eventDescriptor: Int32? { nil }
 
     /// The monotonic time of the vblank the pending flip shows at.
-    var flipDeadline: Double? { pending ? origin + Double(vblankCount) / refreshRate : nil }
+    var flipDeadline: Double? { pending ? origin + at(vblankCount) : nil }
 
     /// Completes the pending flip once its vblank's time has come.
     func handleFlipEvents() throws -> Bool {
@@ -78,7 +93,7 @@ final class HeadlessOutput: VideoOutput {
         return true
     }
 
-    var nextVblankDeadline: Double? { realtime ? origin + Double(vblankCount) / refreshRate : nil }
+    var nextVblankDeadline: Double? { realtime ? origin + at(vblankCount) : nil }
 
     func vblankPassed() throws {
         precondition(!pending, "HeadlessOutput.vblankPassed: a flip is pending")
@@ -86,7 +101,8 @@ final class HeadlessOutput: VideoOutput {
     }
 
     func vblankTime(atOrAfter t: Double) -> Double {
-        origin + max(Double(vblankCount), ((t - origin) * refreshRate - 1e-6).rounded(.up)) / refreshRate
+        drifts ? origin + max(Double(vblankCount), ((t - origin) / spacing - 1e-6).rounded(.up)) * spacing
+            : origin + max(Double(vblankCount), ((t - origin) * refreshRate - 1e-6).rounded(.up)) / refreshRate
     }
 
     /// Puts vblank 0 at the next time it is asked for, when no vblank has been presented yet: the
@@ -98,11 +114,11 @@ final class HeadlessOutput: VideoOutput {
 
     func skipVblanks(before t: Double) {
         precondition(!pending, "HeadlessOutput.skipVblanks: a flip is pending")
-        vblankCount = max(vblankCount, Int(((t - origin) * refreshRate).rounded()))
+        vblankCount = max(vblankCount, Int(((t - origin) / spacing).rounded()))  // spacing = 1 / refreshRate unless it drifts
     }
 
     private func vblank() throws {
-        let t = Double(vblankCount) / refreshRate
+        let t = at(vblankCount)
         vblankCount += 1
         if let onVblank { try front.withTarget { try onVblank($0, t) } }
     }

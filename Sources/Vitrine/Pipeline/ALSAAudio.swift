@@ -32,6 +32,16 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
     /// The output volume's Q15 gain (`Volume.q15`).
     private let gain = Atomic<Int32>(32768)
     private var thread: Thread?
+    /// A synchronised catalog's wall clock (`SyncLock.Mapping`): the sound is kept on it. Nil: the
+    /// device is the master clock.
+    private let wallClock = Mutex<SyncLock.Mapping?>(nil)
+    /// For tests: a device with no queue of its own (`EmulatedRing`) plays this many parts per million
+    /// fast (negative: slow). Set before `start`.
+    var emulatedDriftPPM = 0.0
+    /// The stretch applied to the last period, parts per million (positive: catalog audio consumed
+    /// faster than the device's rate), and the corrections by skipping or by silence so far.
+    let correctionPPM = Atomic<Int>(0)
+    let hardCorrections = Atomic<Int>(0)
     private let done = NSCondition()
     private var finished = false
 
@@ -62,6 +72,24 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         set { gain.store(Volume(newValue).q15, ordering: .relaxed) }
     }
 
+    /// Keeps the sound on a synchronised catalog's wall clock from the next period (`SyncLock`); nil
+    /// lets the device's own clock lead again. Any thread.
+    ///
+    /// After each period the catalog time heard (`catalogTime(at:)`) is compared with the wall
+    /// clock's. An error over `hardLimit` is corrected at once: the audio is skipped, or silence
+    /// played, which the catalog clock does not count. A smaller one is corrected continuously: the
+    /// next period takes `period × (1 − error / settleTime)` catalog frames, stretched to the period
+    /// (`DriftResampler`), the stretch at most `maxStretch`.
+    func follow(_ mapping: SyncLock.Mapping?) { wallClock.withLock { $0 = mapping } }
+    /// Seconds of error corrected at once, not by stretching.
+    static let hardLimit = 0.05
+    /// Seconds in which an error is halved, about (a proportional controller's time constant).
+    static let settleTime = 2.0
+    /// Seconds over which the device's drift is learnt (the controller's integral time).
+    static let learnTime = 10.0
+    /// The largest stretch, as a fraction (0.002: 2000 ppm, 3.5 cents).
+    static let maxStretch = 0.002
+
     /// While paused the device plays silence and the catalog clock stands still.
     func setPaused(_ on: Bool) { paused.store(on, ordering: .relaxed) }
 
@@ -89,14 +117,29 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         /// Decided at the first write: the device kept none of it.
         var ring: EmulatedRing?
         var firstWrite = true
+        /// Catalog frames owed to (positive) or by the stretch, below one frame.
+        var stretchCarry = 0.0
+        /// The integral part of the stretch: the device's own drift, once learnt (a PI controller,
+        /// so the error settles at 0 rather than at `settleTime` × the drift).
+        var drift = 0.0
+        /// Catalog frames the next period takes (the stretch), and silence to play first.
+        var take = period
+        var silenceFirst = 0
         while running.load(ordering: .relaxed) {
-            let isPause = paused.load(ordering: .relaxed)
+            var isPause = paused.load(ordering: .relaxed)
             var samples: [Int16]
-            if isPause {
-                samples = [Int16](repeating: 0, count: period * format.channels)
+            var consumed = 0
+            if isPause || silenceFirst > 0 {
+                let n = isPause ? period : min(silenceFirst, 4 * period)
+                if !isPause { silenceFirst -= n; isPause = true }
+                samples = [Int16](repeating: 0, count: n * format.channels)
             } else {
                 let generation = timeline.progress.generation
-                samples = timeline.pullAudio(frames: period, timeout: periodTime)
+                samples = timeline.pullAudio(frames: take, timeout: periodTime)
+                consumed = samples.count / format.channels
+                if take != period && consumed == take {
+                    samples = DriftResampler.stretch(samples, channels: format.channels, to: period)
+                }
                 if samples.isEmpty {
                     if timeline.isExhausted { break }
                     // Nothing more until the presenter schedules an item or a decoder delivers.
@@ -117,17 +160,48 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
             if firstWrite {
                 firstWrite = false
                 if d < frames {
-                    ring = EmulatedRing(rate: format.sampleRate, bufferFrames: max(negotiated.bufferFrames ?? 4 * period, period))
+                    ring = EmulatedRing(rate: format.sampleRate, bufferFrames: max(negotiated.bufferFrames ?? 4 * period, period),
+                                        drainRate: Double(format.sampleRate) * (1 + emulatedDriftPPM * 1e-6))
                     log.info("\(name) keeps no queue (snd_pcm_delay \(d) after a write of \(frames) frames): paced in real time")
                 }
             }
             if ring != nil {
                 d = ring!.wrote(frames, at: now)
-                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
-                let wait = ring!.secondsUntilRoom(for: period, at: monotonicNow())
-                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now, catalogFrames: consumed) }
             } else {
-                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now) }
+                clock.withLock { $0.wrote(frames: frames, pauseSilence: isPause, delay: d, at: now, catalogFrames: consumed) }
+            }
+            // A synchronised catalog: the next period's correction.
+            if let wall = wallClock.withLock({ $0 }), !paused.load(ordering: .relaxed) {
+                let t = monotonicNow()
+                let error = catalogTime(at: t) - wall.catalogTime(atMonotonic: t)
+                take = period
+                if abs(error) > Self.hardLimit {
+                    hardCorrections.add(1, ordering: .relaxed)
+                    stretchCarry = 0
+                    drift = 0
+                    let n = Int((abs(error) * Double(format.sampleRate)).rounded())
+                    if error < 0 {
+                        // Behind: the catalog frames that should have been heard by now are skipped.
+                        timeline.skipAudio(frames: n)
+                        clock.withLock { $0.skipped(frames: n) }
+                    } else {
+                        silenceFirst = n
+                    }
+                    correctionPPM.store(0, ordering: .relaxed)
+                } else {
+                    drift = max(-Self.maxStretch, min(Self.maxStretch, drift - error / Self.settleTime * periodTime / Self.learnTime))
+                    let stretch = max(-Self.maxStretch, min(Self.maxStretch, drift - error / Self.settleTime))
+                    stretchCarry += Double(period) * stretch
+                    let whole = Int(stretchCarry.rounded(.towardZero))
+                    stretchCarry -= Double(whole)
+                    take = period + whole
+                    correctionPPM.store(Int((stretch * 1e6).rounded()), ordering: .relaxed)
+                }
+            }
+            if let r = ring {
+                let wait = r.secondsUntilRoom(for: period, at: monotonicNow())
+                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             }
         }
         if !running.load(ordering: .relaxed) { device.drop() } else { try? device.drain() }
@@ -161,12 +235,17 @@ struct EmulatedRing {
     private var queued = 0.0
     private var at: Double?
 
-    init(rate: Int, bufferFrames: Int) { self.rate = rate; self.bufferFrames = bufferFrames }
+    /// Frames drained a second: `rate`, or a drifting card's (tests).
+    let drainRate: Double
+
+    init(rate: Int, bufferFrames: Int, drainRate: Double? = nil) {
+        self.rate = rate; self.bufferFrames = bufferFrames; self.drainRate = drainRate ?? Double(rate)
+    }
 
     /// Frames still queued at `t`.
     func fill(at t: Double) -> Double {
         guard let at else { return 0 }
-        return max(0, queued - (t - at) * Double(rate))
+        return max(0, queued - (t - at) * drainRate)
     }
 
     /// Queues a write of `frames` at `t`; returns the frames queued after it (what `snd_pcm_delay` reports).
@@ -179,6 +258,6 @@ struct EmulatedRing {
     /// Seconds from `t` until `frames` more fit.
     func secondsUntilRoom(for frames: Int, at t: Double) -> Double {
         let excess = fill(at: t) + Double(frames) - Double(bufferFrames)
-        return excess > 0 ? excess / Double(rate) : 0
+        return excess > 0 ? excess / drainRate : 0
     }
 }

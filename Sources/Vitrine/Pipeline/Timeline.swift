@@ -46,8 +46,14 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         /// The presenter's bookkeeping, on the run loop's thread.
         let onScreen: OnScreen
 
-        init(source: ItemSource, startFrame: Int, rate: Int, floating: Bool = false, isSeekRestart: Bool = false) {
+        /// Catalog frames the entry lasts whatever its decoded length (a synchronised cycle's slot:
+        /// shorter content holds its last picture and plays silence, longer is cut); nil: its length.
+        let plannedFrames: Int?
+
+        init(source: ItemSource, startFrame: Int, rate: Int, floating: Bool = false, isSeekRestart: Bool = false,
+             plannedFrames: Int? = nil) {
             self.source = source
+            self.plannedFrames = plannedFrames
             self.rate = rate
             firstFrame = Atomic(startFrame)
             pinned = Atomic(!floating)
@@ -55,7 +61,10 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
             onScreen = OnScreen(cues: CuePointScheduler(itemID: source.item.id, cuePoints: source.item.cuePoints))
         }
         /// Length in audio frames from time zero, once known.
-        func lengthFrames(rate: Int) -> Int? { source.length.map { Int(($0 * Double(rate)).rounded()) } }
+        func lengthFrames(rate: Int) -> Int? {
+            if let plannedFrames { return plannedFrames }
+            return source.length.map { Int(($0 * Double(rate)).rounded()) }
+        }
         /// Catalog frame of its first sample (`startFrame` plus the seek target).
         func audioStartFrame(rate: Int) -> Int { startFrame + Int(source.startAt * Double(rate)) }
         /// Pins a floating entry's sound to start at catalog frame `head` (with the time line's lock held).
@@ -118,6 +127,9 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         var scheduledByAudio: [Entry] = []
         /// An item opened and decoding ahead of its entry (`warm`): the next entry for it takes it.
         var warm: ItemSource?
+        /// A synchronised catalog's placement of items on the time line; nil: items float and last
+        /// their decoded length.
+        var sync: SyncPlacement?
     }
 
     /// The audio between two consecutive items that both have sound.
@@ -182,6 +194,16 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
     }
 
     private func makeEntry(_ s: inout State, _ item: PlaylistItem, startFrame: Int, floating: Bool) -> Entry {
+        if let sync = s.sync, let placed = floating ? sync.place(item, at: startFrame) : sync.follow(item, at: startFrame).map({ ($0, 0.0) }) {
+            // Its slot in the cycle: pinned there (joined `startAt` seconds in), lasting the slot.
+            let (start, startAt) = placed
+            s.generation += 1
+            let src = ItemSource(item: item, path: path(for: item), generation: s.generation, audioFormat: format,
+                                 untimed: untimed, log: log, startAt: startAt, progress: progress)
+            if let why = MediaPreflight.problem(at: src.path) { src.failWithoutDecoding(why) } else { src.start() }
+            return Entry(source: src, startFrame: start, rate: format.sampleRate, floating: false,
+                         plannedFrames: sync.frames(of: item, startingAt: start))
+        }
         if let w = s.warm, w.item == item {
             s.warm = nil
             if !w.isFailed { return Entry(source: w, startFrame: startFrame, rate: format.sampleRate, floating: floating) }
@@ -404,10 +426,14 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
                 let now = startFrameNow(s, position: position)
                 var startFrame = now
                 if let last = s.entries.last {
-                    startFrame = last.source.isFailed ? last.startFrame : last.startFrame + last.lengthFrames(rate: format.sampleRate)!
+                    startFrame = last.source.isFailed && last.plannedFrames == nil ? last.startFrame
+                        : last.startFrame + last.lengthFrames(rate: format.sampleRate)!
                 }
-                // Prerolled: it starts where the one before ends, in the future. Otherwise it floats.
-                let e = makeEntry(&s, item, startFrame: max(startFrame, now), floating: startFrame <= now)
+                // Prerolled: it starts where the one before ends, in the future. Otherwise it floats
+                // (a synchronised catalog places it in its slot instead).
+                let e = s.sync != nil
+                    ? makeEntry(&s, item, startFrame: startFrame, floating: startFrame <= now)
+                    : makeEntry(&s, item, startFrame: max(startFrame, now), floating: startFrame <= now)
                 s.entries.append(e)
                 return e
             }
@@ -667,6 +693,26 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
 
     /// Next catalog audio frame to be produced.
     var audioPosition: Int { state.withLock { $0.audioFrame } }
+
+    /// A synchronised catalog's placement (`SyncPlacement`): every entry made from now on is pinned
+    /// in its slot of the cycle. Set before the first item, on the run loop's thread.
+    func setSync(_ placement: SyncPlacement?) {
+        confinement.check()
+        state.withLock { $0.sync = placement }
+    }
+
+    /// Moves the audio consumer on to catalog frame `frame` without taking audio (catalog time
+    /// started on the wall clock, not at 0); no effect when it is there already.
+    func advanceAudio(to frame: Int) {
+        state.withLock { $0.audioFrame = max($0.audioFrame, frame) }
+    }
+
+    /// Skips `frames` catalog frames of audio (the sound device fell behind the wall clock): the
+    /// items' decoded samples for them are discarded. Called by the audio consumer.
+    func skipAudio(frames: Int) {
+        guard frames > 0 else { return }
+        _ = pullAudio(frames: frames, timeout: 0)
+    }
 
     /// Stops every decoder.
     func shutdown() {

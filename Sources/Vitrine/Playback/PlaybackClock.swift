@@ -86,6 +86,15 @@ struct PlaybackClock {
     /// A seek or item change: readings from now on belong to a new serial.
     mutating func bumpSerial() { serial += 1 }
 
+    /// Sets catalog time to `position` (a synchronised catalog's wall-clock reading, `SyncLock`):
+    /// never back, and not while paused. Returns the position kept.
+    @discardableResult
+    mutating func follow(_ position: Double) -> Double {
+        if pausedAt != nil { return self.position }
+        self.position = max(self.position, position)
+        return self.position
+    }
+
     /// Reads catalog time for the presentation at `outputTime` (reference time `referenceTime`) and
     /// keeps it as `position`.
     /// - Parameters:
@@ -137,8 +146,11 @@ struct PlaybackClock {
         init(rate: Int) { self.rate = rate }
 
         /// Records a write of `frames` device frames (pause silence when `pauseSilence`) after which
-        /// `snd_pcm_delay` read `delay` frames at reference time `at`.
-        mutating func wrote(frames: Int, pauseSilence: Bool, delay: Int, at: Double) {
+        /// `snd_pcm_delay` read `delay` frames at reference time `at`. `catalogFrames`: the catalog
+        /// frames they were stretched from (`DriftResampler`, a synchronised catalog), when not
+        /// `frames`; the difference counts from this write on.
+        mutating func wrote(frames: Int, pauseSilence: Bool, delay: Int, at: Double, catalogFrames: Int? = nil) {
+            if !pauseSilence, let c = catalogFrames { base += c - frames }
             if pauseSilence {
                 if let last = silence.last, last.upperBound == written {
                     silence[silence.count - 1] = last.lowerBound..<(written + frames)
@@ -151,6 +163,9 @@ struct PlaybackClock {
             self.at = at
             started = true
         }
+
+        /// `frames` catalog frames were skipped (not written): the device plays on from after them.
+        mutating func skipped(frames: Int) { base += frames }
 
         /// Catalog seconds of the sample heard at reference time `t`; `base` before the first write.
         func catalogTime(at t: Double) -> Double {

@@ -70,6 +70,18 @@ public final class PlaybackEngine: ActionPerformer {
     var pendingSeek: Double?
     /// Refills the queue when it runs empty (the catalog's loop); nil: the queue simply ends.
     var refill: (() -> [PlaylistItem])?
+    /// A synchronised catalog's clock (`sync` in the manifest): catalog time follows the wall clock
+    /// and items sit in their slots of the cycle (`startSynchronized`). Nil: catalog time starts at
+    /// 0 with the run and follows the master clock.
+    private(set) var sync: SyncLock?
+    /// The synchronised playlist, in order (to rejoin the cycle at any slot).
+    private var syncItems: [PlaylistItem] = []
+    /// Told after every vblank: its host time (`CLOCK_MONOTONIC` seconds), the item and PTS
+    /// (seconds) of the video frame on screen, nil when the screen shows no frame, and with a sound
+    /// device the catalog time heard then less the vblank's, in seconds (`--vblank-log`).
+    var vblankObserver: ((Double, String?, Double?, Double?) -> Void)?
+    /// Since when (catalog time) an entry has been out of its slot.
+    private var outOfStepSince: Double?
 
     init(output: VideoOutput, audio: ALSAAudio?, format: AudioFormat, display: DisplaySettings, catalogDirectory: String,
          volume: Double, log: Logger) {
@@ -189,9 +201,16 @@ public final class PlaybackEngine: ActionPerformer {
     // MARK: - Playback control
 
     @discardableResult public func play() -> Bool { let (ok, c) = queue.play(); apply(c); return ok }
-    @discardableResult public func pause() -> Bool { let (ok, c) = queue.pause(); apply(c); return ok }
+    /// Pauses; false (and a log line) for a synchronised catalog, whose cycle runs on the wall clock.
+    @discardableResult public func pause() -> Bool {
+        if sync != nil { log.info("pause ignored: a synchronized catalog plays on the wall clock"); return false }
+        let (ok, c) = queue.pause(); apply(c); return ok
+    }
     @discardableResult public func resume() -> Bool { let (ok, c) = queue.resume(); apply(c); return ok }
-    @discardableResult public func togglePlayPause() -> Bool { let (ok, c) = queue.togglePlayPause(); apply(c); return ok }
+    @discardableResult public func togglePlayPause() -> Bool {
+        if sync != nil && isPlaying { return pause() }
+        let (ok, c) = queue.togglePlayPause(); apply(c); return ok
+    }
     /// Cancels the current item and clears the queue; no effect when stopped.
     public func stop() { let (_, c) = queue.stop(); apply(c) }
     /// Cancels the current item and clears the queue whatever the state.
@@ -374,6 +393,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// as decoded late). Waits on `loop` (for the decoders' progress, and a 2 s timer), then starts
     /// the sound device and calls `started`.
     func startPlayback(on loop: EventLoop, then started: @escaping () -> Void) {
+        catchUpWithWallClock()
         scheduleFirstItem()
         var done = false
         var timeout: LoopTimer?
@@ -383,6 +403,7 @@ public final class PlaybackEngine: ActionPerformer {
             done = true
             timeout?.cancel()
             (output as? HeadlessOutput)?.restartVblanksIfNoneShown()
+            catchUpWithWallClock()
             audio?.start(timeline: timeline)
             started()
         }
@@ -404,6 +425,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// `startPlayback(on:then:)` on a thread with no run loop (a test that steps the engine): waits for
     /// the decoders' progress, at most 2 s, then starts the sound device.
     func startPlayback() {
+        catchUpWithWallClock()
         scheduleFirstItem()
         let deadline = monotonicNow() + 2
         while monotonicNow() < deadline {
@@ -413,6 +435,7 @@ public final class PlaybackEngine: ActionPerformer {
         }
         timeline.pinReadyEntries(position: clock.position)
         (output as? HeadlessOutput)?.restartVblanksIfNoneShown()
+        catchUpWithWallClock()
         audio?.start(timeline: timeline)
     }
 
@@ -421,7 +444,7 @@ public final class PlaybackEngine: ActionPerformer {
         timeline.moreExpected = !queue.queueIsEmpty || refill != nil
         // Posted, not dropped: an item that failed to open already counts (`stats.itemsFailed`), so a
         // catalog that cannot play is reported as such however fast its decoder gave up.
-        post(timeline.maintain(position: 0), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
+        post(timeline.maintain(position: clock.position), hostTime: output.monotonicTime(ofPresentation: output.nextPresentationTime()))
     }
 
     /// Whether the first item is ready for the clock to start (see `startPlayback`); files that
@@ -438,6 +461,7 @@ public final class PlaybackEngine: ActionPerformer {
 
     /// Reads catalog time for the presentation at output time `outputTime` (host time `hostTime`).
     func readClock(outputTime: Double, hostTime: Double) -> Double {
+        if let sync { return clock.follow(sync.catalogTime(hostTime: hostTime)) }
         let master = PlaybackClock.Master.choose(virtualOutput: output.isVirtual, soundDevice: audio != nil,
                                                  itemHasSound: currentEntry.map { $0.source.hasAudio })
         return clock.read(outputTime: outputTime, referenceTime: hostTime, master: master,
@@ -554,6 +578,76 @@ public final class PlaybackEngine: ActionPerformer {
             let due = Int(position * Double(format.sampleRate)) - timeline.audioPosition
             if due > 0 { _ = timeline.pullAudio(frames: due, timeout: 0) }
         }
+    }
+
+    // MARK: - Synchronised catalogs
+
+    /// Plays `items` as a cycle locked to the wall clock (`SyncLock`): the queue starts at the slot
+    /// playing half a second from now (`SyncLock.joinLead`), joined mid-item, and every item after it
+    /// starts on its slot. Call before `startPlayback`, with the queue empty.
+    func startSynchronized(_ lock: SyncLock, items: [PlaylistItem]) {
+        confinement.check()
+        sync = lock
+        syncItems = items
+        timeline.setSync(lock.placement)
+        clock.follow(lock.catalogTime(hostTime: monotonicNow()))
+        queueFromSlot(at: clock.position + SyncLock.joinLead, play: false)
+    }
+
+    /// The wall clock's catalog time now, and the audio consumer moved on to it (it starts there, not
+    /// at catalog time 0).
+    private func catchUpWithWallClock() {
+        guard let sync else { return }
+        clock.follow(sync.catalogTime(hostTime: monotonicNow()))
+        timeline.advanceAudio(to: Int(clock.position * Double(format.sampleRate)))
+    }
+
+    /// Queues the synchronised playlist from the slot playing at catalog time `c`; `play` replaces
+    /// what plays (a rejoin).
+    private func queueFromSlot(at c: Double, play: Bool) {
+        guard let sync, !syncItems.isEmpty else { return }
+        let id = sync.slot(atCatalog: c).id
+        let i = syncItems.firstIndex { $0.id == id } ?? 0
+        // From that slot to the playlist's end; the loop's refill then gives the whole playlist.
+        let rotated = Array(syncItems[i...])
+        if play {
+            self.play(rotated[0])
+            for item in rotated.dropFirst() { enqueue(item) }
+        } else {
+            for item in rotated { enqueue(item) }
+        }
+    }
+
+    /// After each vblank of a synchronised catalog: a wall-clock step (NTP, an administrator) moves
+    /// the cycle, so playback rejoins it at the slot the clock now says; an entry found off its slot
+    /// for over a second (which nothing should cause) is rejoined too. Catalog time never goes back:
+    /// a step moves it on by the step's fraction of a second (`SyncLock.rebase`).
+    func keepInStep() {
+        guard let sync, queue.state == .playing else { return }
+        if let step = sync.checkForStep() {
+            sync.rebase(keeping: clock.position, step: step)
+            timeline.setSync(sync.placement)
+            log.warning(String(format: "the wall clock stepped by %+.3f s: rejoining the cycle", step))
+            rejoin()
+            return
+        }
+        let rate = Double(format.sampleRate)
+        let misplaced = timeline.entries.first { e in
+            guard !e.source.isFailed, let planned = e.plannedFrames, planned > 0 else { return false }
+            let slot = sync.slot(atCatalog: e.start + 0.5 * Double(planned) / rate)
+            return slot.id != e.item.id || abs(slot.start - e.start) > 0.002
+        }
+        guard let e = misplaced else { outOfStepSince = nil; return }
+        if outOfStepSince == nil { outOfStepSince = clock.position }
+        guard clock.position - outOfStepSince! > 1 else { return }
+        log.warning("\(e.item.id) is off its slot in the cycle (starts at \(String(format: "%.3f", e.start)) s, planned \(e.plannedFrames ?? -1), slot \(sync.slot(atCatalog: e.start + 0.5 * Double(e.plannedFrames ?? 0) / rate))): rejoining the cycle")
+        rejoin()
+    }
+
+    private func rejoin() {
+        outOfStepSince = nil
+        clock.follow(sync!.catalogTime(hostTime: monotonicNow()))
+        queueFromSlot(at: clock.position + SyncLock.joinLead, play: true)
     }
 
     // MARK: - Items

@@ -220,6 +220,10 @@ final class Presenter {
         var presentedPTS: Double?
         if case .frame(let f, _) = content, let e = contentEntry, e === engine.currentEntry { presentedPTS = f.pts }
         engine.vblankPresented(at: p.position, hostTime: hostTime, presentedPTS: presentedPTS)
+        if let observe = engine.vblankObserver {
+            let heard = engine.audio.map { $0.catalogTime(at: hostTime) - p.position }
+            if case .frame(let f, _) = content, let e = contentEntry { observe(hostTime, e.item.id, f.pts, heard) } else { observe(hostTime, nil, nil, heard) }
+        }
         let animating = overlays?.presenter.stack.filter { $0.phase != .shown }
             .map { "\($0.id):\($0.phase == .appearing ? "appearing" : "disappearing")" } ?? []
         engine.events.report(.vblank(hostTime: hostTime, position: p.position, waited: waitSinceLastStep,
@@ -633,7 +637,8 @@ final class Presenter {
                 // vblanks has its pictures timed from this one: the frame after the first is not then
                 // due at once (and dropped), and each comes at its own vblank, under a period late.
                 let lag = vblank.clock - f.pts
-                if engine.isPlaying && lag > 0 && lag < period { entry.onScreen.pictureLag = lag }
+                // (Not in a synchronised catalog: each frame goes on the vblank nearest its wall-clock time.)
+                if engine.isPlaying && lag > 0 && lag < period && engine.sync == nil { entry.onScreen.pictureLag = lag }
                 break
             }
         }
