@@ -45,6 +45,9 @@ public struct RunOptions: Sendable {
     /// standby and power-on through libcec, and the adapter's com port (nil: the first one found).
     public var cecEnabled = false
     public var cecPort: String?
+    /// This box's place in a video wall (config `wall`): its keys override the catalog's
+    /// `display.wall` key by key (`VideoWall.merge(catalog:config:)`). Nil: the catalog's alone.
+    public var wall: WallSettings?
     /// Output audio format when no device decides it (headless).
     public var audioRate = 48000
     public var audioChannels = 2
