@@ -192,6 +192,54 @@ struct VideoWallPlaybackTests {
         #expect(fit >= 35, "PSNR \(fit) dB")
     }
 
+    @Test("a popup on a wall is each screen's own: the same panel, in the same place, on tiles 0,0 and 1,1, the tile around it")
+    func popupPerScreen() throws {
+        let rects = Self.tileRects(bezel: 16)
+        var panels: [[UInt8]] = []
+        for (column, row) in [(0, 0), (1, 1)] {
+            let dir = try Harness.newFolder("wallpopup")
+            try FileManager.default.copyItem(atPath: try Self.clip(), toPath: dir + "/media/clip.mp4")
+            try Harness.writeManifest("""
+                { "schema": "vitrine.manifest/1", "version": 1,
+                  "display": { "mode": "304x224@30", "wall": { "columns": 2, "rows": 2, "bezel": 16 } },
+                  "playlist": [ { "id": "c", "type": "video", "src": "media/clip.mp4",
+                                  "cuePoints": [ { "time": 0.1, "id": "show", "action": { "type": "showOverlay", "overlay": "promo" } } ] } ],
+                  "overlays": { "promo": { "title": "Winter hours", "style": "fade", "duration": 0.05,
+                                           "dimming": { "color": "#000000", "alpha": 0 },
+                                           "buttons": [ { "label": "Close", "action": { "type": "hideOverlays" } } ] } } }
+                """, in: dir)
+            let manifest = try Harness.manifest(in: dir)
+            let (_, shots, _) = try Harness.play(manifest, catalog: dir, duration: 0.7, snapshots: [0.6],
+                                                 configure: { $0.wall = WallSettings(column: column, row: row) })
+            let shot = shots[0.6]!
+            let layer = OverlayLayer(overlays: manifest.overlays, catalogDirectory: dir, log: Logger(label: "t", sink: LogSink.memory().0))
+            let g = try #require(layer.geometry("promo", canvasWidth: 304, canvasHeight: 224))
+            #expect(g.panel.x >= 0 && g.panel.y >= 0 && g.panel.x + g.panel.width <= 304 && g.panel.y + g.panel.height <= 224)
+            #expect(shot.isColor(x: g.panel.x + 4, y: g.panel.y + g.panel.height / 2, 0xF4F6F8, tolerance: 6))
+            // The panel inside its rounded corners (where the picture shows through).
+            var panel = [UInt8]()
+            for y in (g.panel.y + 12)..<(g.panel.y + g.panel.height - 12) { for x in (g.panel.x + 12)..<(g.panel.x + g.panel.width - 12) {
+                let p = shot.rgb(x: x, y: y); panel += [p.r, p.g, p.b]
+            } }
+            panels.append(panel)
+            // Outside the panel: this box's tile, scaled 2x (ffmpeg's crop and bilinear scale).
+            let i = row * 2 + column
+            let ref = [UInt8](try Harness.output("ffmpeg", ["-v", "error", "-i", try Self.clip(), "-vf",
+                "crop=\(rects[i].width):\(rects[i].height):\(rects[i].x):\(rects[i].y),scale=304:224:flags=bilinear",
+                "-frames:v", "1", "-pix_fmt", "rgb24", "-f", "rawvideo", "-"]))
+            var a = [UInt8](), b = [UInt8]()
+            for y in 0..<224 { for x in 0..<304 where !(g.panel.x - 2..<g.panel.x + g.panel.width + 2).contains(x) || !(g.panel.y - 2..<g.panel.y + g.panel.height + 2).contains(y) {
+                let p = shot.rgb(x: x, y: y); a += [p.r, p.g, p.b]
+                b += ref[((y * 304 + x) * 3)..<((y * 304 + x) * 3 + 3)]
+            } }
+            let around = Self.psnr(a, b, width: a.count / 3)
+            print("video wall popup on tile \(column),\(row): panel \(g.panel), PSNR of the picture around it \(String(format: "%.2f", around)) dB")
+            #expect(around >= 35, "PSNR \(around) dB")
+        }
+        let differing = zip(panels[0], panels[1]).filter { $0 != $1 }.count
+        #expect(panels[0].count == panels[1].count && differing == 0, "\(differing) of \(panels[0].count) panel bytes differ between the two screens")
+    }
+
     @Test("config wall: its keys are checked like the manifest's, and a wall that does not fit together shows the slate")
     func config() throws {
         let high = #expect(throws: ConfigError.self) { try PlayerConfig(json: Array(#"{"wall": {"column": 16}}"#.utf8)) }
