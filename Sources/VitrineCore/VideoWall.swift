@@ -115,6 +115,8 @@ public struct VideoWall: Sendable, Equatable {
     /// leaves less than a pixel per tile gives one-pixel tiles, kept inside the picture.
     public func tile(sourceWidth width: Int, sourceHeight height: Int) -> Rect {
         func axis(_ size: Int, _ count: Int, _ index: Int, _ bezel: Int) -> (Int, Int) {
+            // Counts, indices and bezels out of range (a wall not made by `init?(_:)`) are clamped.
+            let count = max(1, count), index = max(0, min(index, count - 1)), bezel = max(0, bezel)
             let t = max(1, (size - (count - 1) * bezel) / count)
             return (max(0, min(index * (t + bezel), size - t)), min(t, max(1, size)))
         }
