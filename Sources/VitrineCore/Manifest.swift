@@ -124,16 +124,22 @@ public struct DisplaySettings: Sendable, Equatable {
     public var background: RGBColor
     /// `display.power`: when the screen is on; nil means always.
     public var power: PowerSchedule?
+    /// `display.wall`: this screen is one tile of a video wall (`VideoWall`); nil: it shows the whole
+    /// picture. In a manifest as written (the box's config usually adds `column` and `row`); in the
+    /// player, the merged and complete wall (`VideoWall.merge(catalog:config:)`).
+    public var wall: WallSettings?
 
     public init(mode: DisplayModeRequest = .preferred, rotation: Rotation = .none,
-                fit: Fit = .contain, background: RGBColor = .black, power: PowerSchedule? = nil) {
+                fit: Fit = .contain, background: RGBColor = .black, power: PowerSchedule? = nil,
+                wall: WallSettings? = nil) {
         self.mode = mode; self.rotation = rotation; self.fit = fit; self.background = background; self.power = power
+        self.wall = wall
     }
 
     /// The settings that shape the picture (all but `power`): a catalog switch needs a new output
     /// only when these differ (`==` on `DisplaySettings` compares `power` too).
     public var output: DisplayOutputSettings {
-        DisplayOutputSettings(mode: mode, rotation: rotation, fit: fit, background: background)
+        DisplayOutputSettings(mode: mode, rotation: rotation, fit: fit, background: background, wall: wall)
     }
 }
 
@@ -143,6 +149,7 @@ public struct DisplayOutputSettings: Sendable, Equatable {
     public var rotation: Rotation
     public var fit: Fit
     public var background: RGBColor
+    public var wall: WallSettings?
 }
 
 /// `display.mode`: `"WxH@Hz"`, `"preferred"` or `"highest"`.

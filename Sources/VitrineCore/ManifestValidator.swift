@@ -142,6 +142,10 @@ struct ManifestValidator {
                     error(at, "invalid colour \(JSONPath.quoted(text)) (expected #RRGGBB)")
                 }
             case "power": display.power = power(value, at: at)
+            case "wall":
+                let (wall, problems) = WallSettings.parse(value, at: at)
+                for p in problems { error(p.path, p.reason) }
+                display.wall = wall
             default: unknownField(key, at: path)
             }
         }

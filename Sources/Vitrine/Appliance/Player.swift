@@ -19,6 +19,9 @@ public final class Player {
     public let manifest: Manifest
     public let catalogDirectory: String
     public let options: RunOptions
+    /// The manifest's `display`, with its `wall` merged with the config's (`options.wall`): what the
+    /// screen shows. Without a wall when the two do not make a complete one (the slate says why).
+    public let display: DisplaySettings
     private let log: Logger
     private let startMessage: SlateMessage?
 
@@ -32,7 +35,17 @@ public final class Player {
         self.catalogDirectory = catalogDirectory
         self.options = options
         self.log = log
-        self.startMessage = slateMessage
+        let (wall, wallProblems) = VideoWall.merge(catalog: manifest.display.wall, config: options.wall)
+        var display = manifest.display
+        display.wall = wall
+        self.display = display
+        if !wallProblems.isEmpty {
+            for p in wallProblems { log.error("video wall: \(p)") }
+        }
+        self.startMessage = slateMessage ?? (wallProblems.isEmpty ? nil : SlateMessage(
+            reason: .invalidManifest, headline: "Back soon",
+            summary: "This screen's video wall settings (the catalog's display.wall and the config's wall) do not fit together",
+            details: wallProblems))
     }
 
     /// Makes SIGINT, SIGTERM and SIGHUP end `run()` at the next vblank (so the CRTC is restored):
@@ -102,7 +115,7 @@ public final class Player {
         let audioSummary = audio?.summary ?? (options.recordPath != nil ? "into the recording (\(format))" : "no device; decoded and discarded (\(format))")
         log.info("audio: \(audioSummary)")
 
-        let engine = PlaybackEngine(output: output, audio: audio, format: format, display: manifest.display,
+        let engine = PlaybackEngine(output: output, audio: audio, format: format, display: display,
                                     catalogDirectory: catalogDirectory, volume: manifest.audio.volume, log: log)
         // Failures in a row before the slate: a whole pass of the longest playlist.
         engine.timeline.failureLimit = max(1, ([manifest.playlist] + manifest.playlists.values).map(\.count).max() ?? 1)
@@ -117,7 +130,7 @@ public final class Player {
             log.info("popups laid out: \(manifest.overlays.count) in \(String(format: "%.3f", monotonicNow() - t0)) s")
         }
         engine.input = InputRouter(transform: TouchTransform(screenWidth: output.width, screenHeight: output.height,
-                                                             rotation: manifest.display.rotation,
+                                                             rotation: display.rotation,
                                                              calibration: options.touchCalibration ?? .identity),
                                    idle: manifest.idle, tap: manifest.tap, log: log.child("input"))
         // The schedule: which playlist plays, the display's power, interrupts (a catalog without a
@@ -273,7 +286,7 @@ public final class Player {
                 }) {
                     // The slate is up (nothing could play): end this run; the caller plays the library again.
                     if startMessage != nil { log.info("a catalog arrived; leaving the slate"); return false }
-                    // A new mode, rotation, fit or background needs a new output (a modeset): end this run,
+                    // A new mode, rotation, fit, background or video wall needs a new output (a modeset): end this run,
                     // and the caller plays the library again with the new catalog.
                     if next.manifest.display.output != manifest.display.output {
                         let d = next.manifest.display

@@ -15,7 +15,8 @@ import Crypto
 ///   "update": { "url": null, "interval": 300, "jitter": 0.1, "caFile": null, "allowPlainHTTP": false,
 ///               "bandwidthLimit": null, "requireSignature": true, "connectTimeout": 10, "lowSpeedTimeout": 30 },
 ///   "cec": { "enabled": false, "port": null }, "timezone": null,
-///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" } }
+///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" },
+///   "wall": { "column": 0, "row": 0 } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -53,6 +54,9 @@ public struct PlayerConfig: Sendable, Equatable {
     public var mqtt: MQTTConfig?
     /// The local control socket (`control`: `enabled`, `path`, `group`), for `vitrine ctl`.
     public var control = ControlSettings()
+    /// This box's place in a video wall (`wall`: `columns`, `rows`, `column`, `row`, `bezel`, as the
+    /// manifest's `display.wall`); each key given overrides the catalog's. Nil: none given.
+    public var wall: WallSettings?
 
     public init() {}
 
@@ -175,6 +179,10 @@ public struct PlayerConfig: Sendable, Equatable {
                     default: problems.append("\(at): unknown field \(JSONPath.quoted(k))")
                     }
                 }
+            case "wall":
+                let (settings, found) = WallSettings.parse(value, at: key)
+                problems += found.map { "\($0.path): \($0.reason)" }
+                wall = settings
             case "audio", "headless":
                 guard case let .object(inner) = value else { problems.append("\(key): expected an object"); continue }
                 for (k, v) in inner {
@@ -294,6 +302,7 @@ public struct PlayerConfig: Sendable, Equatable {
         o.cecEnabled = cecEnabled
         o.cecPort = cecPort
         o.timezone = timezone
+        o.wall = wall
     }
 }
 

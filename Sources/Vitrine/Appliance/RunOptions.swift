@@ -45,8 +45,8 @@ public struct RunOptions: Sendable {
     /// standby and power-on through libcec, and the adapter's com port (nil: the first one found).
     public var cecEnabled = false
     public var cecPort: String?
-    /// `--vblank-log FILE`: one line per vblank, `wall_time item pts` (seconds since 1970 UTC of the
-    /// vblank, the item on screen, the PTS in seconds of its frame on screen; `-` for none): what a
+    /// `--vblank-log FILE`: one line per vblank (`VblankLog`): its wall-clock time, the item and PTS
+    /// of the frame on screen, and with a sound device how far the sound heard is from it: what a
     /// synchronised wall is checked with.
     public var vblankLogPath: String?
     /// `--test-display-ppm N`: the headless output's vblanks come N parts per million faster than
@@ -55,6 +55,9 @@ public struct RunOptions: Sendable {
     /// `--test-audio-ppm N`: a sound device that keeps no queue of its own (ALSA's `null` plugin,
     /// paced by `EmulatedRing`) plays N parts per million faster (negative: slower) than its rate.
     public var audioDriftPPM = 0.0
+    /// This box's place in a video wall (config `wall`): its keys override the catalog's
+    /// `display.wall` key by key (`VideoWall.merge(catalog:config:)`). Nil: the catalog's alone.
+    public var wall: WallSettings?
     /// Output audio format when no device decides it (headless).
     public var audioRate = 48000
     public var audioChannels = 2

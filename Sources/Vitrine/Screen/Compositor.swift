@@ -29,14 +29,22 @@ indirect enum ScreenContent: Equatable {
 /// Turns `ScreenContent` into pixels: converts and scales the picture once into the output buffer
 /// (through an intermediate canvas only when the display is rotated), honours `fit`, and paints
 /// letterbox/pillarbox bars in the background colour.
+///
+/// On a video wall (`display.wall`, complete) every video frame and still image is first cut to this
+/// screen's tile (`VideoWall.tile`), which is then placed by `fit` as if it were the whole picture:
+/// the scaler reads only that part of the source planes. Crossfades blend the previous screen (its
+/// tile already); the slate, the popups and the banner are this screen's own, not spread over the wall.
 final class Compositor {
     let display: DisplaySettings
+    /// This screen's tile of a video wall; nil shows the whole picture.
+    let wall: VideoWall?
     private let scaler = Scaler()
     private var rotated: ImageBuffer?
     let slate: SlateRenderer
 
     init(display: DisplaySettings, log: Logger) {
         self.display = display
+        wall = display.wall.flatMap(VideoWall.init)
         slate = SlateRenderer(log: log)
     }
 
@@ -127,7 +135,10 @@ final class Compositor {
                            turns: Int? = nil) throws {
         let turns = turns ?? display.rotation.rawValue / 90
         let background = display.background.xrgb8888
-        let p = Layout.place(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight,
+        // The part of the picture this screen shows: all of it, or its tile of the wall.
+        let shown = wall?.tile(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight)
+            ?? Rect(x: 0, y: 0, width: frame.displayWidth, height: frame.displayHeight)
+        let p = Layout.place(sourceWidth: shown.width, sourceHeight: shown.height,
                              sampleAspect: frame.displaySampleAspectRatio,
                              canvasWidth: canvas.width, canvasHeight: canvas.height, fit: display.fit)
         let d = p.destination
@@ -139,7 +150,7 @@ final class Compositor {
         case 3: dest = PixelRect(x: d.y, y: target.height - d.x - d.width, width: d.height, height: d.width)
         default: dest = PixelRect(x: d.x, y: d.y, width: d.width, height: d.height)
         }
-        try scaler.scale(frame, crop: PixelRect(x: p.crop.x, y: p.crop.y, width: p.crop.width, height: p.crop.height),
+        try scaler.scale(frame, crop: PixelRect(x: shown.x + p.crop.x, y: shown.y + p.crop.y, width: p.crop.width, height: p.crop.height),
                          into: target, rect: dest, over: background & 0x00FF_FFFF, quarterTurns: turns)
         target.fill(outside: dest, with: background)
     }
