@@ -1,0 +1,191 @@
+// Synchronised screens on one machine: real `vitrine run` processes (headless, vblanks paced in
+// real time by the clock, not recording) play one catalog with `sync.epoch`, each logging every
+// vblank's wall-clock time and the frame it presented (`--vblank-log`). The clocks are shared
+// here, so a drifting display and sound card are simulated (`--test-display-ppm`,
+// `--test-audio-ppm` on ALSA's `null` PCM).
+import Foundation
+import Testing
+@testable import Vitrine
+import VitrineCore
+import VitrineTestSupport
+
+/// One line of a `--vblank-log`.
+struct VblankLine {
+    var wall: Double
+    var item: String?
+    var pts: Double?
+    /// The sound heard less the vblank's catalog time, milliseconds (with a sound device).
+    var heardMs: Double?
+
+    static func read(_ path: String) throws -> [VblankLine] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ")
+            guard f.count >= 3, let wall = Double(f[0]) else { return nil }
+            return VblankLine(wall: wall, item: f[1] == "-" ? nil : String(f[1]), pts: Double(f[2]),
+                              heardMs: f.count > 3 ? Double(f[3]) : nil)
+        }
+    }
+}
+
+/// The catalog: a (3 s) and b (2.5 s), 30 fps testsrc2 with 48 kHz sines, on a 60 Hz 160x90 screen:
+/// a 5.5 s cycle from 2026-01-01T00:00:00Z.
+enum SyncCatalog {
+    static let epoch = 1_767_225_600.0
+    static let slots: [(id: String, start: Double, length: Double)] = [("a", 0, 3), ("b", 3, 2.5)]
+    static let cycle = 5.5
+    static let fps = 30.0
+
+    static func make(_ name: String) throws -> String {
+        let folder = try Harness.newFolder(name)
+        for (id, seconds, tone) in [("a", 3.0, 440), ("b", 2.5, 660)] {
+            let clip = try Harness.clip("sync-\(id).mp4", [
+                "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=\(seconds)",
+                "-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000:duration=\(seconds)",
+                "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])
+            try FileManager.default.copyItem(atPath: clip, toPath: folder + "/media/\(id).mp4")
+        }
+        try Harness.writeManifest("""
+            {"schema": "vitrine.manifest/1", "version": 1, "title": "Synchronised", "display": {"mode": "160x90@60"},
+             "sync": {"epoch": "2026-01-01T00:00:00Z"},
+             "playlist": [{"id": "a", "type": "video", "src": "media/a.mp4"}, {"id": "b", "type": "video", "src": "media/b.mp4"}]}
+            """, in: folder)
+        return folder
+    }
+
+    /// The item and item time the wall clock says at `wall` (seconds since 1970).
+    static func ideal(at wall: Double) -> (id: String, time: Double, toBoundary: Double) {
+        let p = (wall - epoch).truncatingRemainder(dividingBy: cycle)
+        let s = slots.last { $0.start <= p }!
+        return (s.id, p - s.start, min(p - s.start, s.start + s.length - p))
+    }
+
+    static func start(_ folder: String, log: String, duration: Double, extra: [String] = []) throws -> RunningProcess {
+        try VitrineBinary.start(["run", "--catalog", folder, "--output", "headless", "--realtime", "--duration", "\(duration)",
+                                 "--vblank-log", log, "--log-file", log + ".txt"] + (extra.contains("--audio-device") ? [] : ["--audio-device", "none"]) + extra)
+    }
+}
+
+@Suite(.enabled(if: VitrineBinary.available, VitrineBinary.absent))
+struct SyncPlaybackTests {
+    /// Three players started together and one started 7 s later show the same frame at the same
+    /// instants: offsets in frames at common vblanks, and in ms between the first showings of each
+    /// frame; the late joiner is in step within a second of its start.
+    @Test func playersInStepAndALateJoiner() throws {
+        let folder = try SyncCatalog.make("sync-players")
+        let logs = (0..<4).map { folder + "/vblanks-\($0).log" }
+        var players = try (0..<3).map { try SyncCatalog.start(folder, log: logs[$0], duration: 14) }
+        defer { players.forEach { $0.terminate() } }
+        Thread.sleep(forTimeInterval: 7)
+        let joinerStart = Date().timeIntervalSince1970
+        players.append(try SyncCatalog.start(folder, log: logs[3], duration: 7))
+        let results = players.map { $0.wait(timeout: .seconds(40)) }
+        for (i, r) in results.enumerated() { #expect(r.code == 0, "player \(i): \(r.err.suffix(2000))") }
+
+        let runs = try logs.map { try VblankLine.read($0) }
+        for (i, r) in runs.enumerated() { #expect(r.count > (i == 3 ? 300 : 700), "player \(i) logged \(r.count) vblanks") }
+        // Vblanks on the wall clock's grid: the same instants, to the microsecond.
+        func byInstant(_ r: [VblankLine]) -> [Int: VblankLine] {
+            Dictionary(r.map { (Int(($0.wall * 1000).rounded()), $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        let reference = byInstant(runs[0])
+
+        // Offsets in frames at common instants (the late joiner from 1 s after its start).
+        var frameOffsets: [Double] = []
+        var otherItem = 0
+        for (i, r) in runs.enumerated().dropFirst() {
+            let from = i == 3 ? joinerStart + 1 : 0
+            for line in r where line.wall >= from {
+                guard let ref = reference[Int((line.wall * 1000).rounded())], let p = line.pts, let q = ref.pts else { continue }
+                if line.item != ref.item { otherItem += 1; continue }
+                frameOffsets.append(abs(p - q) * SyncCatalog.fps)
+            }
+        }
+        #expect(frameOffsets.count > 1500)
+        #expect(otherItem == 0)
+        #expect(frameOffsets.max() ?? 99 <= 1.0001, "offset up to \(frameOffsets.max() ?? -1) frames")
+
+        // Offsets in ms: when each player first showed each frame (pass, item, PTS).
+        func firstShown(_ r: [VblankLine]) -> [String: Double] {
+            var out: [String: Double] = [:]
+            for line in r {
+                guard let item = line.item, let pts = line.pts else { continue }
+                let pass = Int(((line.wall - SyncCatalog.epoch) / SyncCatalog.cycle).rounded(.down))
+                let key = "\(pass) \(item) \(Int((pts * SyncCatalog.fps).rounded()))"
+                if out[key] == nil { out[key] = line.wall }
+            }
+            return out
+        }
+        let shown = runs.map(firstShown)
+        var msOffsets: [Double] = []
+        for i in 1..<4 {
+            for (key, t) in shown[i] where i != 3 || t >= joinerStart + 1 {
+                if let t0 = shown[0][key], t0 > runs[0][0].wall + 1 { msOffsets.append(abs(t - t0) * 1000) }
+            }
+        }
+        let mean = msOffsets.reduce(0, +) / Double(max(1, msOffsets.count))
+        #expect(msOffsets.count > 500)
+        #expect(mean < 2, "mean offset \(mean) ms")
+        #expect(msOffsets.max() ?? 99 <= 1000 / 60 + 0.01, "max offset \(msOffsets.max() ?? -1) ms")
+
+        // The late joiner: in step from its first frame, within a second of its start.
+        let joiner = runs[3]
+        let firstInStep = try #require(joiner.indices.first { i in
+            joiner[i...].allSatisfy { l in
+                guard let ref = reference[Int((l.wall * 1000).rounded())] else { return true }
+                return l.item == ref.item && l.pts == ref.pts
+            } && joiner[i].item != nil
+        })
+        let converged = joiner[firstInStep].wall - joinerStart
+        #expect(converged <= 1.0, "late joiner in step \(converged) s after it started")
+
+        // Against the wall clock itself: every frame is the one due at the nearest vblank.
+        for r in runs {
+            for l in r {
+                guard let item = l.item, let pts = l.pts else { continue }
+                let want = SyncCatalog.ideal(at: l.wall)
+                #expect(item == want.id)
+                #expect(pts - want.time >= -1 / SyncCatalog.fps - 1e-3 && pts - want.time <= 0.5 / 60 + 1e-3,
+                        "\(item) \(pts) at \(l.wall), due \(want.time)")
+                if item != want.id || abs(pts - want.time) > 0.05 { break }
+            }
+        }
+        print(String(format: "sync: %d players, offset mean %.3f ms, max %.3f ms, max %.0f frames; late joiner in step %.3f s after its start",
+                     runs.count, mean, msOffsets.max() ?? -1, frameOffsets.max() ?? -1, converged))
+    }
+
+    /// Seconds the drift test plays (`VITRINE_SYNC_DRIFT_SECONDS`, default 600: the issue's 10 minutes).
+    static let driftSeconds = Double(ProcessInfo.processInfo.environment["VITRINE_SYNC_DRIFT_SECONDS"] ?? "") ?? 600
+
+    /// A display whose vblanks run 150 ppm fast and a sound card 100 ppm slow stay within one frame
+    /// of the wall clock for 10 minutes: every vblank shows the frame due then (within a frame), and
+    /// the sound heard is within a frame of the picture's catalog time once it settled (2 s).
+    @Test func driftingDisplayAndSoundStayWithinAFrame() throws {
+        let folder = try SyncCatalog.make("sync-drift")
+        let log = folder + "/vblanks.log"
+        let player = try SyncCatalog.start(folder, log: log, duration: Self.driftSeconds,
+                                           extra: ["--audio-device", "null", "--test-display-ppm", "150", "--test-audio-ppm", "-100"])
+        defer { player.terminate() }
+        let result = player.wait(timeout: .seconds(Int(Self.driftSeconds) + 60))
+        #expect(result.code == 0, "\(result.err.suffix(2000))")
+        let lines = try VblankLine.read(log)
+        // 150 ppm fast: 60.009 vblanks a second.
+        #expect(Double(lines.count) >= Self.driftSeconds * 60 * 0.98)
+        let start = try #require(lines.first).wall
+        var worstFrames = 0.0, worstHeard = 0.0, frames = 0
+        for l in lines {
+            guard let item = l.item, let pts = l.pts else { continue }
+            let want = SyncCatalog.ideal(at: l.wall)
+            if want.toBoundary < 1 / SyncCatalog.fps { continue }  // the frame at an item boundary
+            frames += 1
+            #expect(item == want.id, "\(item) at \(l.wall), due \(want.id)")
+            worstFrames = max(worstFrames, abs(pts - want.time) * SyncCatalog.fps)
+            if l.wall > start + 2, let heard = l.heardMs { worstHeard = max(worstHeard, abs(heard)) }
+        }
+        #expect(frames > Int(Self.driftSeconds * 50))
+        #expect(worstFrames <= 1.0 + 1e-3, "a frame \(worstFrames) frames off the wall clock")
+        #expect(worstHeard <= 1000 / SyncCatalog.fps, "the sound \(worstHeard) ms off the picture")
+        #expect(lines.contains { $0.heardMs != nil })
+        print(String(format: "sync drift (%.0f s, display +150 ppm, sound −100 ppm): worst frame %.2f frames off, worst sound %.3f ms off",
+                     Self.driftSeconds, worstFrames, worstHeard))
+    }
+}
