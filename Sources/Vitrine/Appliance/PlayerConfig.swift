@@ -15,7 +15,8 @@ import Crypto
 ///   "update": { "url": null, "interval": 300, "jitter": 0.1, "caFile": null, "allowPlainHTTP": false,
 ///               "bandwidthLimit": null, "requireSignature": true, "connectTimeout": 10, "lowSpeedTimeout": 30 },
 ///   "cec": { "enabled": false, "port": null }, "timezone": null,
-///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" } }
+///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" },
+///   "clock": { "servers": ["10.0.0.5"], "serve": { "allow": ["10.0.0.0/24"], "localStratum": 8 } } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -53,6 +54,9 @@ public struct PlayerConfig: Sendable, Equatable {
     public var mqtt: MQTTConfig?
     /// The local control socket (`control`: `enabled`, `path`, `group`), for `vitrine ctl`.
     public var control = ControlSettings()
+    /// The time sources chronyd follows and whether this box serves time to its LAN (`clock`);
+    /// nil: Debian's default pool (`vitrine chrony-config` writes chrony's lines from it).
+    public var clock: ClockConfig?
 
     public init() {}
 
@@ -143,6 +147,9 @@ public struct PlayerConfig: Sendable, Equatable {
                 }
             case "mqtt":
                 mqtt = MQTTConfig.parse(value, problems: &problems)
+            case "clock":
+                if case .null = value { continue }
+                clock = ClockConfig.parse(value, problems: &problems)
             case "timezone":
                 timezone = string(value, key)
                 if let z = timezone {
