@@ -48,6 +48,10 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// Whether the clock read synchronized at the last check (nil: not checked yet, or the read
     /// failed), kept across runs: one warning when it is not, one line when that changes.
     private var clockWasSynchronized: Bool?
+    /// Whether the last read failed (logged once until a read works again).
+    private var clockReadFailed = false
+    /// Whether `checkClock` ran in this process (the first run's start).
+    private var clockChecked = false
     /// The once-a-minute clock check (`checkClock`).
     private var clockTimer: LoopTimer?
     static let clockCheckInterval: Duration = .seconds(60)
@@ -98,9 +102,10 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     /// one info line when it became synchronized, one warning when it lost it. A failed read is
     /// logged once.
     func checkClock() {
+        clockChecked = true
         switch readClock() {
         case .success(let c):
-            defer { clockWasSynchronized = c.synchronized }
+            defer { clockWasSynchronized = c.synchronized; clockReadFailed = false }
             if c.synchronized {
                 if clockWasSynchronized == false {
                     log.info("the clock is synchronized (offset \(Self.ms(c.offsetMilliseconds)) ms, max error \(Self.ms(c.maxErrorMilliseconds)) ms)")
@@ -110,9 +115,8 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
                             + "screens that show one timeline together drift apart until chronyd has a source (config clock, docs/sync.md)")
             }
         case .failure(let e):
-            if clockWasSynchronized != nil || clockTimer == nil {
-                log.warning("the clock's state cannot be read: adjtimex: \(e)")
-            }
+            if !clockReadFailed { log.warning("the clock's state cannot be read: adjtimex: \(e)") }
+            clockReadFailed = true
             clockWasSynchronized = nil
         }
     }
@@ -154,7 +158,7 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         if let control, control.enabled { startServer(control, loop: loop, commands: commands) }
         if let mqtt { startMQTT(mqtt, loop: loop) }
         // One adjtimex call now and once a minute (not per vblank): the log lines of checkClock.
-        if clockTimer == nil && clockWasSynchronized == nil { checkClock() }
+        if !clockChecked { checkClock() }
         clockTimer = loop.scheduleRepeatingTimer(every: Self.clockCheckInterval) { [unowned self] _ in checkClock() }
         return commands
     }
