@@ -62,9 +62,7 @@ struct ChronyConfigCommandTests {
         #expect(good.text == #"{"synchronized":true,"offsetMs":0.12,"maxErrorMs":3.1,"estErrorMs":0.5,"frequencyPpm":-12.3,"source":"adjtimex"}"#)
         let failed = FleetService.clockStatus(.failure(.notPermitted))
         #expect(failed.text == #"{"synchronized":null,"source":"adjtimex","error":"adjtimex: Operation not permitted (EPERM)"}"#)
-        // This kernel, through the default reader.
-        let fleet = FleetService(mqtt: nil, library: NSTemporaryDirectory(), problems: nil, log: Logger(label: "t", sink: LogSink.memory().0))
-        _ = fleet
+        // This kernel.
         let real = FleetService.clockStatus(Result { () throws(Errno) in try ClockSyncState.read() })
         #expect(real["source"]?.stringValue == "adjtimex")
         #expect(real["maxErrorMs"]?.doubleValue.map { $0 >= 0 } == true)

@@ -255,12 +255,18 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     }
 
     /// Publishes the retained status; unless `force`, only when it differs from the last one in
-    /// more than its times.
+    /// more than its times and the clock's figures (its `synchronized` counts).
     func publishStatus(force: Bool) {
         guard client != nil, let topics, let commands else { return }
         let status = commands.status()
         var comparable = status
-        if case let .object(m) = status { comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }) }
+        // The clock's figures move at every read (maxerror grows between chronyd's updates): only
+        // whether it is synchronized counts as a change.
+        if case let .object(m) = status {
+            comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }.map {
+                $0.key == "clock" ? ($0.key, $0.value["synchronized"] ?? .null) : $0
+            })
+        }
         let key = comparable.text
         if !force && key == lastPublished { return }
         lastPublished = key
