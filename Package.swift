@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CCEC", pkgConfig: "libcec", providers: [.apt(["libcec-dev", "libp8-platform-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CTimex"),
 
         // Beneath the bindings: the one Errno type and its text, the C-call gateway (EINTR, bugs),
         // the fault-injection seam of the tests (debug builds), the monotonic clock and the wall clock.
@@ -66,6 +67,9 @@ let package = Package(
         // HTTPS downloads through libcurl (conditional GETs, Range resume, SHA-256 while writing) and
         // the catalog poller over an `update.url` folder. See docs/network.md.
         .target(name: "HTTPFetch", dependencies: ["CCurl", "Crypto", "FileIO", "SystemSupport"]),
+        // The kernel's NTP state of the wall clock (adjtimex(2), read only): synchronized or not,
+        // offset, errors, frequency, for the status. See docs/sync.md.
+        .target(name: "ClockSync", dependencies: ["CTimex", "SystemSupport"]),
 
         // Pure Swift: manifest, validation, geometry and clock maths.
         .target(name: "VitrineCore"),
@@ -76,7 +80,7 @@ let package = Package(
         // The engine: player, compositor, outputs, run loop; USB and network catalog updates.
         .target(name: "Vitrine", dependencies: ["VitrineCore", "CatalogStore", "Crypto", "Media", "KMS", "PCM", "Canvas",
                                                 "ServiceManager", "Touch", "Inotify", "FileIO", "RunLoop", "CEC", "SystemSupport", "Hotplug",
-                                                "ControlSocket", "MQTT", "HTTPFetch"]),
+                                                "ControlSocket", "MQTT", "HTTPFetch", "ClockSync"]),
 
         .executableTarget(name: "vitrine", dependencies: ["Vitrine", "VitrineCore", "CatalogStore", "FileIO", "Media", "Crypto", "RunLoop", "Inotify",
                                                           "ControlSocket", "HTTPFetch"]),
@@ -118,6 +122,7 @@ let package = Package(
         .testTarget(name: "RunLoopTests", dependencies: ["RunLoop", "Inotify", "FileIO", "SystemSupport", "VitrineTestSupport", "runloop-probe"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "VitrineTestSupport"]),
         .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore", "VitrineCore", "Crypto", "FileIO", "SystemSupport", "VitrineTestSupport"]),
+        .testTarget(name: "ClockSyncTests", dependencies: ["ClockSync", "Vitrine", "VitrineCore", "SystemSupport", "VitrineTestSupport", "vitrine"]),
         .testTarget(name: "VitrineTests", dependencies: ["Vitrine", "CEC", "VitrineCore", "CatalogStore", "Media", "RunLoop", "SystemSupport", "VitrineTestSupport",
                                                        "ControlSocket", "HTTPFetch", "Crypto", "FileIO"]),
     ]

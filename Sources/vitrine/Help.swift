@@ -16,6 +16,7 @@ commands:
   probe      list DRM devices, connectors, modes, planes, ALSA PCMs, and what is missing
   bench      decode, convert and present one file untimed; print frames per second
   ctl        send a command to the running player through its control socket
+  chrony-config  write chronyd's sources and serving lines from the config's `clock`
 
 Run `vitrine <command> --help` (or -h) for a command's options, `man vitrine` for the manual.
 exit codes: 0 ok, 64 usage, 65 invalid manifest or media, 66 catalog not found,
@@ -201,6 +202,27 @@ exit codes: 0 success, 1 the player answered with an error (printed on stderr) o
 in time, 69 nothing listens on the socket (no player running), 64 usage.
 """
 
+let chronyConfigHelp = """
+usage: vitrine chrony-config [--config FILE] [--out FILE]
+
+Prints the chrony directives for the config's `clock`: `server NAME iburst` for each of
+clock.servers (Debian's `pool 2.debian.pool.ntp.org iburst` when there is no clock.servers), and
+with clock.serve, `allow NETWORK` for each of clock.serve.allow and `local stratum N`
+(clock.serve.localStratum, default 10): this box then answers NTP requests from those networks,
+from its own clock when it has no source. vitrine-chrony-config.service runs it at boot with
+--out /run/vitrine-chrony/vitrine.conf, before chrony.service; /etc/chrony/chrony.conf reads that
+folder (confdir). See docs/sync.md.
+
+options:
+  --config FILE            appliance config (default: /etc/vitrine/config.json if present)
+  --out FILE               write the lines to FILE (replaced atomically) instead of stdout
+  -h, --help               this help
+
+exit codes: 0 written, 65 the config is invalid (problems on stderr as `path: reason`; with
+--out, FILE gets Debian's default pool so the box still keeps time), 66 the config cannot be
+read, 1 FILE cannot be written, 64 usage.
+"""
+
 /// A command of `vitrine`: its name, what runs it, and its usage text.
 struct Command: Sendable {
     var name: String
@@ -215,4 +237,5 @@ let commands: [Command] = [
     Command(name: "schedule", run: commandSchedule, help: scheduleHelp),
     Command(name: "probe", run: commandProbe, help: probeHelp), Command(name: "bench", run: commandBench, help: benchHelp),
     Command(name: "ctl", run: commandCtl, help: ctlHelp),
+    Command(name: "chrony-config", run: commandChronyConfig, help: chronyConfigHelp),
 ]

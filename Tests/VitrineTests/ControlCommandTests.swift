@@ -128,6 +128,11 @@ struct ControlCommandTests {
         #expect(status["item"]?["id"]?.stringValue == "red")
         #expect(status["display"]?["width"]?.doubleValue == 160 && status["display"]?["height"]?.doubleValue == 90)
         #expect(status["frames"]?["presented"]?.doubleValue == 5)
+        // The clock as adjtimex(2) reads it on this machine: a state, whichever it is.
+        #expect(status["clock"]?["source"]?.stringValue == "adjtimex")
+        let synchronized = status["clock"]?["synchronized"]
+        #expect(synchronized == .bool(true) || synchronized == .bool(false), "\(status["clock"].map { $0.text } ?? "no clock")")
+        #expect(status["clock"]?["maxErrorMs"]?.doubleValue.map { $0 >= 0 } == true)
         #expect(status["state"]?.stringValue == "playing")
         #expect(status["schedule"]?["playlist"]?.stringValue == "default")
 

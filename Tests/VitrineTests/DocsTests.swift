@@ -25,7 +25,7 @@ struct DocsTests {
     func manPage() throws {
         let page = try Self.roff()
         #expect(page.contains(".TH \"vitrine\" \"1\""))
-        for command in ["run", "import", "play", "validate", "schedule", "probe", "bench", "ctl"] {
+        for command in ["run", "import", "play", "validate", "schedule", "probe", "bench", "ctl", "chrony-config"] {
             #expect(page.contains("\\fB\(command)\\fR") || page.contains("\\fBvitrine \(command)\\fR"), "command \(command)")
             let help = try VitrineBinary.run([command, "--help"]).out
             let options = Set(help.matches(of: #/--[a-z][a-z-]*[a-z]/#).map { String($0.output) })
@@ -42,7 +42,7 @@ struct DocsTests {
     func manPageHasNoStaleOption() throws {
         let page = try Self.roff()
         var known: Set<String> = ["--help", "--version"]
-        for command in ["run", "import", "play", "validate", "schedule", "probe", "bench", "ctl"] {
+        for command in ["run", "import", "play", "validate", "schedule", "probe", "bench", "ctl", "chrony-config"] {
             let help = try VitrineBinary.run([command, "--help"]).out
             known.formUnion(help.matches(of: #/--[a-z][a-z-]*[a-z]/#).map { String($0.output) })
         }
@@ -168,8 +168,9 @@ struct DocsTests {
     func configReference() throws {
         let doc = try String(contentsOfFile: Repository.path("docs/config.md"), encoding: .utf8)
         let rows = doc.split(separator: "\n").filter { $0.hasPrefix("| `") }
-        // `mqtt` is absent by default (no broker), `wall` too (no video wall): documented, not shipped.
-        let optional = ["mqtt", "wall"]
+        // `mqtt` is absent by default (no broker), `wall` too (no video wall), `clock` too (Debian's pool):
+        // documented, not shipped.
+        let optional = ["mqtt", "wall", "clock"]
         let documented = rows.map { row in String(row.split(separator: "`")[1]) }
             .filter { key in !optional.contains { key == $0 || key.hasPrefix($0 + ".") } }
         let shipped = try Self.shippedKeys()

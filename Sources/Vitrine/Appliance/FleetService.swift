@@ -5,6 +5,7 @@ import VitrineCore
 import RunLoop
 import MQTT
 import ControlSocket
+import ClockSync
 
 /// The box's faces to the outside, for every run of the appliance: the command vocabulary
 /// (`ControlCommands`) on MQTT's `…/cmd` (allow-listed) and on the local control socket (all of
@@ -42,12 +43,27 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     static let maxPendingLines = 1000
     /// The last status published, to publish again only on change (between the periodic ones).
     private var lastPublished: String?
+    /// Reads the kernel's clock discipline (`ClockSyncState.read`; a test's stand-in).
+    private let readClock: () -> Result<ClockSyncState, Errno>
+    /// Whether the clock read synchronized at the last check (nil: not checked yet, or the read
+    /// failed), kept across runs: one warning when it is not, one line when that changes.
+    private var clockWasSynchronized: Bool?
+    /// Whether the last read failed (logged once until a read works again).
+    private var clockReadFailed = false
+    /// Whether `checkClock` ran in this process (the first run's start).
+    private var clockChecked = false
+    /// The once-a-minute clock check (`checkClock`).
+    private var clockTimer: LoopTimer?
+    static let clockCheckInterval: Duration = .seconds(60)
 
     /// - Parameters:
     ///   - mqtt: the config's `mqtt`; nil for no MQTT.
     ///   - library: the library folder; screenshots go to `<library>/screenshots`.
     ///   - problems: the recent warnings and errors the status reports.
-    public init(mqtt: MQTTConfig?, control: ControlSettings? = nil, library: String, problems: RecentProblems?, log: Logger) {
+    ///   - readClock: the clock's state (default: `adjtimex(2)` through `ClockSyncState.read`).
+    public init(mqtt: MQTTConfig?, control: ControlSettings? = nil, library: String, problems: RecentProblems?, log: Logger,
+                readClock: @escaping () -> Result<ClockSyncState, Errno> = { Result { () throws(Errno) in try ClockSyncState.read() } }) {
+        self.readClock = readClock
         self.mqtt = mqtt
         self.control = control
         self.screenshotFolder = library + "/screenshots"
@@ -62,8 +78,50 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         f.append(("uptime", .double(monotonicNow() - startedAt, digits: 1)))
         f.append(("wall", .string(EventLog.iso(Date().timeIntervalSince1970))))
         if let problems { f.append(("errors", problems.json)) }
+        f.append(("clock", Self.clockStatus(readClock())))
         return f
     }
+
+    /// The status's `clock` object: `{"synchronized": true, "offsetMs": 0.012, "maxErrorMs": 3.1,
+    /// "estErrorMs": 0.5, "frequencyPpm": -12.3, "source": "adjtimex"}` (milliseconds, ppm, from
+    /// `ClockSyncState`); when the read failed, `{"synchronized": null, "source": "adjtimex", "error": …}`.
+    static func clockStatus(_ reading: Result<ClockSyncState, Errno>) -> JSONValue {
+        switch reading {
+        case .success(let c):
+            return .object([("synchronized", .bool(c.synchronized)), ("offsetMs", .double(c.offsetMilliseconds, digits: 3)),
+                            ("maxErrorMs", .double(c.maxErrorMilliseconds, digits: 3)),
+                            ("estErrorMs", .double(c.estimatedErrorMilliseconds, digits: 3)),
+                            ("frequencyPpm", .double(c.frequencyPPM, digits: 3)), ("source", .string("adjtimex"))])
+        case .failure(let e):
+            return .object([("synchronized", .null), ("source", .string("adjtimex")), ("error", .string("adjtimex: \(e)"))])
+        }
+    }
+
+    /// Reads the clock's state and logs what changed since the last check: at the first check a
+    /// warning when it is not synchronized (playback goes on, on the unsynchronized clock), later
+    /// one info line when it became synchronized, one warning when it lost it. A failed read is
+    /// logged once.
+    func checkClock() {
+        clockChecked = true
+        switch readClock() {
+        case .success(let c):
+            defer { clockWasSynchronized = c.synchronized; clockReadFailed = false }
+            if c.synchronized {
+                if clockWasSynchronized == false {
+                    log.info("the clock is synchronized (offset \(Self.ms(c.offsetMilliseconds)) ms, max error \(Self.ms(c.maxErrorMilliseconds)) ms)")
+                }
+            } else if clockWasSynchronized != false {
+                log.warning("the clock is not synchronized (adjtimex: max error \(Self.ms(c.maxErrorMilliseconds)) ms): playing on; "
+                            + "screens that show one timeline together drift apart until chronyd has a source (config clock, docs/sync.md)")
+            }
+        case .failure(let e):
+            if !clockReadFailed { log.warning("the clock's state cannot be read: adjtimex: \(e)") }
+            clockReadFailed = true
+            clockWasSynchronized = nil
+        }
+    }
+
+    private static func ms(_ value: Double) -> String { String(format: "%.3f", value) }
 
     /// Starts serving `target` (the run's engine and schedule) on `loop`, the calling thread's.
     /// Connects to the broker when `mqtt` is set; a broker that cannot be reached is retried with
@@ -99,6 +157,9 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         }
         if let control, control.enabled { startServer(control, loop: loop, commands: commands) }
         if let mqtt { startMQTT(mqtt, loop: loop) }
+        // One adjtimex call now and once a minute (not per vblank): the log lines of checkClock.
+        if !clockChecked { checkClock() }
+        clockTimer = loop.scheduleRepeatingTimer(every: Self.clockCheckInterval) { [unowned self] _ in checkClock() }
         return commands
     }
 
@@ -194,12 +255,18 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
     }
 
     /// Publishes the retained status; unless `force`, only when it differs from the last one in
-    /// more than its times.
+    /// more than its times and the clock's figures (its `synchronized` counts).
     func publishStatus(force: Bool) {
         guard client != nil, let topics, let commands else { return }
         let status = commands.status()
         var comparable = status
-        if case let .object(m) = status { comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }) }
+        // The clock's figures move at every read (maxerror grows between chronyd's updates): only
+        // whether it is synchronized counts as a change.
+        if case let .object(m) = status {
+            comparable = .object(m.filter { $0.key != "uptime" && $0.key != "wall" }.map {
+                $0.key == "clock" ? ($0.key, $0.value["synchronized"] ?? .null) : $0
+            })
+        }
         let key = comparable.text
         if !force && key == lastPublished { return }
         lastPublished = key
@@ -234,6 +301,8 @@ public final class FleetService: @unchecked Sendable {  // loop-confined state; 
         server = nil
         statusTimer?.cancel()
         statusTimer = nil
+        clockTimer?.cancel()
+        clockTimer = nil
         if let client {
             if final, let topics { publish(topics.status, #"{"online":false}"#, retain: true) }
             client.stop()

@@ -16,7 +16,8 @@ import Crypto
 ///               "bandwidthLimit": null, "requireSignature": true, "connectTimeout": 10, "lowSpeedTimeout": 30 },
 ///   "cec": { "enabled": false, "port": null }, "timezone": null,
 ///   "control": { "enabled": true, "path": "/run/vitrine/control.sock", "group": "vitrine-admin" },
-///   "wall": { "column": 0, "row": 0 } }
+///   "wall": { "column": 0, "row": 0 },
+///   "clock": { "servers": ["10.0.0.5"], "serve": { "allow": ["10.0.0.0/24"], "localStratum": 8 } } }
 /// ```
 /// Unknown keys are errors that name the key. Every field is optional.
 public struct PlayerConfig: Sendable, Equatable {
@@ -57,6 +58,9 @@ public struct PlayerConfig: Sendable, Equatable {
     /// This box's place in a video wall (`wall`: `columns`, `rows`, `column`, `row`, `bezel`, as the
     /// manifest's `display.wall`); each key given overrides the catalog's. Nil: none given.
     public var wall: WallSettings?
+    /// The time sources chronyd follows and whether this box serves time to its LAN (`clock`);
+    /// nil: Debian's default pool (`vitrine chrony-config` writes chrony's lines from it).
+    public var clock: ClockConfig?
 
     public init() {}
 
@@ -147,6 +151,9 @@ public struct PlayerConfig: Sendable, Equatable {
                 }
             case "mqtt":
                 mqtt = MQTTConfig.parse(value, problems: &problems)
+            case "clock":
+                if case .null = value { continue }
+                clock = ClockConfig.parse(value, problems: &problems)
             case "timezone":
                 timezone = string(value, key)
                 if let z = timezone {
