@@ -73,9 +73,24 @@ struct SyncPlaybackTests {
     @Test func playersInStepAndALateJoiner() throws {
         let folder = try SyncCatalog.make("sync-players")
         let logs = (0..<4).map { folder + "/vblanks-\($0).log" }
-        var players = try (0..<3).map { try SyncCatalog.start(folder, log: logs[$0], duration: 14) }
+        // Player 0 answers on a control socket of its own: `status` says where the cycle stands.
+        let socket = folder + "/control.sock"
+        try #"{"control": {"path": "\#(socket)"}}"#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        var players = try (0..<3).map {
+            try SyncCatalog.start(folder, log: logs[$0], duration: 14, extra: $0 == 0 ? ["--config", folder + "/config.json"] : [])
+        }
         defer { players.forEach { $0.terminate() } }
-        Thread.sleep(forTimeInterval: 7)
+        Thread.sleep(forTimeInterval: 3)
+        let statusAt = Date().timeIntervalSince1970
+        let status = try VitrineBinary.run(["ctl", "--socket", socket, "--json", "status"])
+        #expect(status.code == 0, "\(status.err)")
+        let sync = try JSONValue(parsing: Array(status.out.utf8))["data"]?["sync"]
+        #expect(sync?["cycle"]?.doubleValue == 5.5, "\(status.out)")
+        #expect(sync?["epoch"]?.stringValue == "2026-01-01T00:00:00.000Z")
+        let want = SyncCatalog.ideal(at: statusAt)
+        // Asked at `statusAt`, answered at the next vblank: the slot then, or the next one.
+        #expect(sync?["slot"]?.stringValue == want.id || want.toBoundary < 0.5, "\(status.out), due \(want)")
+        Thread.sleep(forTimeInterval: 4)
         let joinerStart = Date().timeIntervalSince1970
         players.append(try SyncCatalog.start(folder, log: logs[3], duration: 7))
         let results = players.map { $0.wait(timeout: .seconds(40)) }

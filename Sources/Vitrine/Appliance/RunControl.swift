@@ -59,6 +59,21 @@ final class RunControl: ControlTarget {
             ("xruns", .int(stats.xruns)),
             ("volume", .double(engine.volume)),
         ]
+        if let sync = engine.sync {
+            // Where the cycle stands by the wall clock, and how far the sound heard is from it.
+            let c = engine.catalogTime
+            let here = sync.cycle.locate(sinceEpoch: sync.sinceEpoch(catalog: c))
+            var s: [(key: String, value: JSONValue)] = [
+                ("epoch", .string(EventLog.iso(Double(sync.cycle.epoch)))), ("cycle", .double(sync.cycle.length, digits: 3)),
+                ("pass", .int(here.pass)), ("slot", .string(sync.cycle.slots[here.index].id)),
+                ("slotTime", .double(here.offset, digits: 3)),
+            ]
+            if let a = engine.audio {
+                s.append(("soundOffsetMs", .double((a.catalogTime(at: engine.lastHostTime) - c) * 1000, digits: 3)))
+                s.append(("soundStretchPpm", .int(a.correctionPPM.load(ordering: .relaxed))))
+            }
+            fields.append(("sync", .object(s)))
+        }
         if let importer {
             fields.append(("importing", .bool(importer.isImporting)))
             fields.append(("lastImport", importer.lastImportStatus))
