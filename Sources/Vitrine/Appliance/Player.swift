@@ -295,6 +295,15 @@ public final class Player {
                         endedForDisplayChange = true
                         return false
                     }
+                    // A synchronised catalog, coming or going: its cycle is set up with the run (the
+                    // slots' lengths, the clock's lock), so the new one starts a run of its own, which
+                    // joins its cycle at the right frame.
+                    if next.manifest.sync != nil || manifest.sync != nil {
+                        log.info(next.manifest.sync != nil ? "the new catalog plays on the wall clock: starting it afresh (it joins its cycle)"
+                                 : "leaving a catalog synchronized to the wall clock: starting the new one afresh")
+                        endedForDisplayChange = true
+                        return false
+                    }
                     adopt(next, engine: engine, scheduled: scheduled)
                     control.catalogDirectory = next.directory
                 }
