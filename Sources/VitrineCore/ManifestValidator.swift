@@ -79,7 +79,7 @@ struct ManifestValidator {
             case "epoch":
                 guard let text = string(v, at: at) else { break }
                 if let t = parseSyncEpoch(text) { epoch = t } else {
-                    error(at, "\(JSONPath.quoted(text)) is not an RFC 3339 time with Z or an offset (like \"2026-01-01T00:00:00Z\")")
+                    error(at, "\(JSONPath.quoted(text)) is not an RFC 3339 time in whole seconds with Z or an offset (like \"2026-01-01T00:00:00Z\")")
                 }
             default: unknownField(key, at: path)
             }

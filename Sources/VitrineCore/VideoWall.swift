@@ -111,6 +111,13 @@ public struct VideoWall: Sendable, Equatable {
         self.bezelX = bezelX; self.bezelY = bezelY
     }
 
+    /// Whether the bezels leave each tile of a `width`×`height` picture at least a pixel each way:
+    /// `(width − (columns − 1) × bezelX) / columns` and the same down, both ≥ 1.
+    public func leavesPicture(sourceWidth width: Int, sourceHeight height: Int) -> Bool {
+        (width - (columns - 1) * max(0, bezelX)) / max(1, columns) >= 1
+            && (height - (rows - 1) * max(0, bezelY)) / max(1, rows) >= 1
+    }
+
     /// The source rectangle this box shows of a `width`×`height` picture (as displayed). A bezel that
     /// leaves less than a pixel per tile gives one-pixel tiles, kept inside the picture.
     public func tile(sourceWidth width: Int, sourceHeight height: Int) -> Rect {

@@ -99,3 +99,15 @@ struct VideoWallTests {
         #expect(a.output == b.output)
     }
 }
+
+/// Bezels wider than the picture allows leave a tile nothing: the compositor then shows the
+/// background (and logs it) rather than a one-pixel sliver stretched over the screen.
+struct VideoWallEmptyTileTests {
+    @Test func bezelsThatLeaveNoPicture() {
+        #expect(VideoWall(columns: 2, rows: 1, column: 1, row: 0, bezelX: 10).leavesPicture(sourceWidth: 320, sourceHeight: 90))
+        #expect(VideoWall(columns: 2, rows: 1, column: 1, row: 0, bezelX: 318).leavesPicture(sourceWidth: 320, sourceHeight: 90))
+        #expect(!VideoWall(columns: 2, rows: 1, column: 1, row: 0, bezelX: 319).leavesPicture(sourceWidth: 320, sourceHeight: 90))
+        #expect(!VideoWall(columns: 2, rows: 1, column: 1, row: 0, bezelX: 400).leavesPicture(sourceWidth: 320, sourceHeight: 90))
+        #expect(!VideoWall(columns: 16, rows: 16, column: 15, row: 15, bezelX: 10, bezelY: 10).leavesPicture(sourceWidth: 160, sourceHeight: 90))
+    }
+}

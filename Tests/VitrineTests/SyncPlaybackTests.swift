@@ -90,6 +90,11 @@ struct SyncPlaybackTests {
         let want = SyncCatalog.ideal(at: statusAt)
         // Asked at `statusAt`, answered at the next vblank: the slot then, or the next one.
         #expect(sync?["slot"]?.stringValue == want.id || want.toBoundary < 0.5, "\(status.out), due \(want)")
+        // pause and jump would take this screen out of step with the others: refused, with the reason.
+        for command in [["pause"], ["jump", "b"]] {
+            let refused = try VitrineBinary.run(["ctl", "--socket", socket] + command)
+            #expect(refused.code != 0 && refused.err.contains("synchronized"), "\(command): \(refused.code) \(refused.err)")
+        }
         Thread.sleep(forTimeInterval: 4)
         let joinerStart = Date().timeIntervalSince1970
         players.append(try SyncCatalog.start(folder, log: logs[3], duration: 7))

@@ -79,7 +79,7 @@ public struct ClockConfig: Sendable, Equatable {
                 for (i, item) in items.enumerated() {
                     guard case let .string(name) = item, isHostOrAddress(name) else {
                         problems.append("\(at)[\(i)]: expected a host name or address such as \"10.0.0.5\" or \"ntp.example.net\" "
-                                        + "(letters, digits, '.', '-', ':'; no spaces or control characters)")
+                                        + "(letters, digits, '.', '-', '_', ':', at most 253 characters; no spaces or control characters)")
                         continue
                     }
                     if servers.contains(name) { problems.append("\(at)[\(i)]: \(JSONPath.quoted(name)) is listed twice"); continue }

@@ -44,6 +44,9 @@ protocol ControlTarget: AnyObject {
     func startImport(_ source: String) -> String?
     /// Polls `update.url` now; nil, or why not.
     func syncNow() -> String?
+    /// Whether the catalog playing is synchronised to the wall clock (`sync`): `pause` and `jump`
+    /// would take the screen out of step with the others, so they are refused.
+    var isSynchronized: Bool { get }
 }
 
 /// The commands of the control socket and of MQTT's `…/cmd`, shared by both (one vocabulary):
@@ -114,6 +117,11 @@ final class ControlCommands {
             if let problem { reply(.failure(.commandFailed("\(name): \(problem)"))) } else { reply(.success(nil)) }
         }
         let source = origin == .local ? "control" : "mqtt"
+        if target.isSynchronized && ["pause", "jump"].contains(name) {
+            reply(.failure(ControlError(.notAllowed, "\(name): the catalog playing is synchronized to the wall clock (sync): "
+                                        + "every screen plays its cycle in step, so it does not \(name)")))
+            return
+        }
         switch name {
         case "status":
             reply(.success(status()))

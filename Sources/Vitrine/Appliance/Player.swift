@@ -307,10 +307,13 @@ public final class Player {
                     adopt(next, engine: engine, scheduled: scheduled)
                     control.catalogDirectory = next.directory
                 }
+                let interrupted = scheduled.director.interrupt != nil
                 for request in requests.take() {
                     switch request.action {
                     case let .interrupt(a): scheduled.startInterrupt(a, source: request.source)
                     case .endInterrupt: scheduled.endInterrupt(reason: request.source)
+                    case .jump where engine.sync != nil:
+                        log.info("\(request.source): jump ignored: a synchronized catalog plays its cycle on the wall clock")
                     case let .jump(id, time):
                         // In the playlist playing, else in the one that holds it (then the rest of that one).
                         let lists = [scheduled.playlist] + manifestPlaylists(scheduled.director.manifest)
@@ -325,6 +328,9 @@ public final class Player {
                     }
                 }
                 scheduled.afterVblank()
+                // An interrupt that ended hands back to the cycle at the slot playing now, not to the
+                // interrupted item's next slot.
+                if syncLock != nil, interrupted, scheduled.director.interrupt == nil { engine.rejoin() }
                 if let syncLock, scheduled.director.interrupt == nil {
                     let base = syncLock.base, offset = syncLock.offsetNanoseconds
                     engine.keepInStep()
@@ -477,7 +483,7 @@ public final class Player {
     private func makeSyncLock(output: VideoOutput, format: AudioFormat) -> SyncLock? {
         guard let sync = manifest.sync else { return nil }
         if let headless = output as? HeadlessOutput, !headless.realtime {
-            log.info("sync: a recording runs as fast as it can, not on the wall clock; playing the playlist from its start")
+            log.info("sync: the headless output runs as fast as it can here (recording or snapshots, no --realtime), not on the wall clock; playing the playlist from its start")
             return nil
         }
         var lengths: [(id: String, length: Double)] = []
@@ -504,7 +510,7 @@ public final class Player {
         }
         let lock = SyncLock(cycle: cycle, rate: format.sampleRate)
         let here = cycle.locate(sinceEpoch: lock.sinceEpoch(catalog: lock.catalogTime(hostTime: monotonicNow())))
-        log.info(String(format: "sync: cycle %.3f s of %d items from the epoch %@; joining pass %d at %@ + %.3f s",
+        log.info(String(format: "sync: cycle %.3f s of %d items from the epoch %@; joining pass %ld at %@ + %.3f s",
                         cycle.length, cycle.slots.count, EventLog.iso(Double(sync.epoch)), here.pass, cycle.slots[here.index].id, here.offset))
         return lock
     }

@@ -84,6 +84,8 @@ final class RunControl: ControlTarget {
 
     func screenImage() -> ImageBuffer? { engine.output.frontBufferCopy() }
 
+    var isSynchronized: Bool { engine.sync != nil }
+
     /// Through the engine's dispatcher, as a cue point or a button: an `action` event, the bus
     /// (`jump`, interrupts), and the engine's own share after the next vblank.
     func post(_ action: Action, source: String) {

@@ -323,6 +323,7 @@ public final class PlaybackEngine: ActionPerformer {
     @discardableResult
     public func seek(time: Double) -> Bool {
         confinement.check()
+        if sync != nil { log.info("seek ignored: a synchronized catalog plays its cycle on the wall clock"); return false }
         guard supportsSeeking, let e = currentEntry, time >= 0, time.isFinite else { return false }
         if let total = totalTime, time >= total { return false }
         guard let (cancelled, new) = timeline.seek(e, to: time, position: clock.position) else { return false }
@@ -644,7 +645,9 @@ public final class PlaybackEngine: ActionPerformer {
         rejoin()
     }
 
-    private func rejoin() {
+    /// Plays the cycle again from the slot the wall clock says (an interrupt ended, a step): that
+    /// slot joined mid-item half a second from now, as at a start.
+    func rejoin() {
         outOfStepSince = nil
         clock.follow(sync!.catalogTime(hostTime: monotonicNow()))
         queueFromSlot(at: clock.position + SyncLock.joinLead, play: true)

@@ -64,8 +64,9 @@ struct SyncPlacement: Sendable {
 /// Confined to the run loop's thread; the sound device's thread reads `catalogTime(atMonotonic:)`
 /// through the `Sendable` snapshot `Mapping`.
 final class SyncLock {
-    /// Seconds between the two clocks that count as a step.
-    static let stepThreshold = 0.0005
+    /// Seconds between the two clocks that count as a step, seen at two readings in a row (one
+    /// reading preempted between its clock reads could be off by a scheduler tick).
+    static let stepThreshold = 0.002
     /// Seconds ahead a joined item is placed (see `SyncPlacement.lead`).
     static let joinLead = 0.5
 
@@ -121,10 +122,15 @@ final class SyncLock {
     func checkForStep() -> Double? {
         let now = Self.readOffset()
         let step = now - offsetNanoseconds
-        guard abs(Double(step)) / 1e9 > Self.stepThreshold else { return nil }
+        guard abs(Double(step)) / 1e9 > Self.stepThreshold else { suspectedStep = nil; return nil }
+        // Confirmed by the next reading (the next vblank) within a millisecond of this one.
+        guard let earlier = suspectedStep, abs(Double(now - earlier)) / 1e9 < 0.001 else { suspectedStep = now; return nil }
+        suspectedStep = nil
         offsetNanoseconds = now
         return Double(step) / 1e9
     }
+    /// An offset that differed by more than `stepThreshold` at the last reading.
+    private var suspectedStep: Int64?
 
     /// After a step: catalog time `c` (now) continues from where it was, and the wall clock's new
     /// reading says which slot plays (the caller rejoins the cycle). `base` changes by the step's
@@ -134,11 +140,19 @@ final class SyncLock {
     }
 
     /// The wall clock less the monotonic clock, from a pair of readings taken together.
+    /// The pair whose wall-clock reads are nearest each other of up to 4 tries (under 20 µs apart:
+    /// not preempted between them).
     static func readOffset() -> Int64 {
-        let w1 = WallClock.nanosecondsSinceEpoch()
-        let m = Int64(MonotonicClock.nanoseconds())
-        let w2 = WallClock.nanosecondsSinceEpoch()
-        return w1 + (w2 - w1) / 2 - m
+        var best: (span: Int64, offset: Int64)?
+        for _ in 0..<4 {
+            let w1 = WallClock.nanosecondsSinceEpoch()
+            let m = Int64(MonotonicClock.nanoseconds())
+            let w2 = WallClock.nanosecondsSinceEpoch()
+            let span = w2 - w1
+            if best == nil || span < best!.span { best = (span, w1 + span / 2 - m) }
+            if span < 20_000 { break }
+        }
+        return best!.offset
     }
 
     /// The slot playing at catalog time `c`: its item id and the catalog time it started at.

@@ -41,9 +41,13 @@ final class Compositor {
     private let scaler = Scaler()
     private var rotated: ImageBuffer?
     let slate: SlateRenderer
+    private let log: Logger
+    /// Source sizes whose tile the bezels leave empty, logged once each.
+    private var emptyTiles = Set<[Int]>()
 
     init(display: DisplaySettings, log: Logger) {
         self.display = display
+        self.log = log
         wall = display.wall.flatMap(VideoWall.init)
         slate = SlateRenderer(log: log)
     }
@@ -135,6 +139,16 @@ final class Compositor {
                            turns: Int? = nil) throws {
         let turns = turns ?? display.rotation.rawValue / 90
         let background = display.background.xrgb8888
+        if let wall, !wall.leavesPicture(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight) {
+            // Bezels wider than the picture allows: nothing of it is this screen's.
+            if emptyTiles.insert([frame.displayWidth, frame.displayHeight]).inserted {
+                log.error("display.wall.bezel: \(wall.bezelX)x\(wall.bezelY) source pixels between tiles leave no picture for "
+                          + "a tile of this \(frame.displayWidth)x\(frame.displayHeight) picture on a \(wall.columns)x\(wall.rows) "
+                          + "wall; showing the background")
+            }
+            target.fill(PixelRect(x: 0, y: 0, width: target.width, height: target.height), with: background)
+            return
+        }
         // The part of the picture this screen shows: all of it, or its tile of the wall.
         let shown = wall?.tile(sourceWidth: frame.displayWidth, sourceHeight: frame.displayHeight)
             ?? Rect(x: 0, y: 0, width: frame.displayWidth, height: frame.displayHeight)
