@@ -7,7 +7,8 @@ import ServiceManager
 
 /// One run's watch on its DRM screen: the udev monitor (`DRMHotplugMonitor`, a uevent makes it
 /// read the connectors probed) and a slow poll (`pollSeconds`, the connectors as the kernel last
-/// knew them, for a box without udevd), each look handed to `ScreenHotplug`.
+/// knew them, probed while the screen is lost; for a box without udevd, or a uevent missed), each
+/// look handed to `ScreenHotplug`.
 ///
 /// Lost and back are logged once each; `onChange` gets the connection (the status, systemd's
 /// STATUS line, a redraw), `onRestart` a mode of another size (the run ends, the supervisor opens
@@ -68,7 +69,9 @@ final class RunScreenWatch {
     func look(probe: Bool, why: String) {
         let connectors: [Connector]
         do {
-            connectors = try output.readConnectors(probe: probe)
+            // While lost, the poll probes too: without udevd the kernel's list keeps the old modes
+            // until a probe reads the EDID of the sink that came back.
+            connectors = try output.readConnectors(probe: probe || reaction.isLost)
         } catch {
             log.error("hot-plug (\(why)): reading the connectors failed: \(error)")
             return

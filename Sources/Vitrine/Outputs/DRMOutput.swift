@@ -33,6 +33,8 @@ final class DRMOutput: VideoOutput, HotplugScreen {
     let modeRequest: ModeRequest
     /// The connector's sink is gone (`screenLost()`): flips complete on the vblank clock.
     private(set) var isScreenLost = false
+    /// When `reconnect` passed its TEST_ONLY commit; the next `flip()` (the modeset) logs it.
+    private var reconnectedAt: Double?
     /// While lost: when the picture "flipped" last reaches its vblank (monotonic seconds).
     private var virtualFlipDue: Double?
 
@@ -87,6 +89,10 @@ final class DRMOutput: VideoOutput, HotplugScreen {
         }
         try scanout.present()
         if !scanout.isFlipPending { flips += 1 }   // a synchronous modeset (first frame, legacy)
+        if let since = reconnectedAt {
+            reconnectedAt = nil
+            log.info("\(connectorName): modeset done, the picture is on screen again (\(String(format: "%.3f", monotonicNow() - since)) s after the TEST_ONLY commit)")
+        }
     }
 
     var isFlipPending: Bool { virtualFlipDue != nil || scanout.isFlipPending }
@@ -189,7 +195,7 @@ final class DRMOutput: VideoOutput, HotplugScreen {
         screenLost()
         try scanout.reconnect(to: connector, mode: mode)
         isScreenLost = false
-        log.info("\(connector.name): \(mode.name) @ \(mode.refreshRate.formatted2) Hz again (TEST_ONLY passed); the next frame sets the mode")
+        reconnectedAt = monotonicNow()
     }
 
     func close() {

@@ -103,6 +103,11 @@ class QEMU:
             if self.res:
                 w, h = self.res.lower().split("x")
                 dev += f",xres={int(w)},yres={int(h)}"
+            heads = os.environ.get("VITRINE_VM_GPU_HEADS")
+            if self.gpu == "virtio" and heads:
+                # virtio-gpu's heads (connectors Virtual-1 … Virtual-N); QEMU enables only the first
+                # until a UI turns another on, so the others read disconnected (checks/79_hotplug.py).
+                dev += f",max_outputs={int(heads)}"
             if self.gpu == "bochs" and self.firmware is None:
                 # Without its option ROM: SeaBIOS would print its banner on the screen, which is
                 # firmware, not the guest's console (direct kernel boot needs no video BIOS).
