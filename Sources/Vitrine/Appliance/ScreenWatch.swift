@@ -14,8 +14,10 @@ import ServiceManager
 /// STATUS line, a redraw), `onRestart` a mode of another size (the run ends, the supervisor opens
 /// the display again). Confined to the run loop's thread.
 final class RunScreenWatch {
-    /// Seconds between two looks without a uevent.
-    static let pollSeconds = 3
+    /// Seconds between two looks without a uevent: `drmModeGetConnectorCurrent` is a few ioctls,
+    /// no probe, while the screen is driven. (Some drivers send no uevent when the connector is
+    /// forced through sysfs, virtio-gpu among them: the VM's `echo off > …/status` is seen here.)
+    static let pollSeconds = 1
     let output: DRMOutput
     let reaction: ScreenHotplug
     private let log: Logger
