@@ -23,6 +23,12 @@ hotplug-boot   the box starting with no screen: `echo off`, `systemctl restart v
                connected; waiting for one", and no restart for WAIT_S (the watchdog fed); then
                `echo detect` and the HOTPLUG uevent: the catalog on screen within BOOT_S (a whole
                player start under TCG).
+hotplug-dbus   with VITRINE_VM_DISPLAY_DBUS=1 (lib/qemu.py: QEMU's D-Bus display on a private
+               bus): the monitor plays the TV through org.qemu.Display1.Console.SetUIInfo. A size
+               of 0x0 turns virtio-gpu's head off (the guest's driver gets a display-change
+               interrupt and the kernel sends a real HOTPLUG uevent): the screen lost; the same
+               size again: the catalog back within BACK_S; 800x600: the display reopened at the
+               new size (a new run in the same process), then back to the first size.
 hotplug-heads  what the guest sees of the card's connectors: virtio-gpu-pci has one head unless
                VITRINE_VM_GPU_HEADS=N (lib/qemu.py: max_outputs=N); QEMU enables only the first
                head until a UI turns another on, so the others should read disconnected.
@@ -33,7 +39,8 @@ import time
 
 from lib import service
 
-NAMES = ("hotplug-lost", "hotplug-back", "hotplug-boot", "hotplug-heads")
+NAMES = ("hotplug-lost", "hotplug-back", "hotplug-boot", "hotplug-heads") + (
+    ("hotplug-dbus",) if os.environ.get("VITRINE_VM_DISPLAY_DBUS") else ())
 PHASE = "live"
 NEEDS = ("first-frame", "agent")
 LOST_S = 10.0     # the screen without scanout after `off`
@@ -185,11 +192,17 @@ def run(vm):
             continue
         vm.shots.keep(back)
         said = lines[0].split("screen back: ", 1)[-1] if lines else "no 'screen back' line"
+        if uevent and "(uevent" not in said:
+            results.append((route, None, f"{route}: the player did not act on the uevent ({said})"))
+            continue
         results.append((route, back.t - t0, f"{route}: catalog {back.t - t1:.2f}-{back.t - t0:.2f} s after `echo detect"
                         + (" + HOTPLUG uevent" if uevent else "") + f"` (player: {said})"))
     ok = all(t is not None and t <= BACK_S for _, t, _ in results)
     vm.result("hotplug-back", ok, "; ".join(text for _, _, text in results)
               + f" (host: from the guest-exec return to its call, an upper bound; limit {BACK_S:g} s on it)")
+
+    if vm.q.dbus_address:
+        dbus_route(vm, before.size)
 
     # ---- boot with no screen
     force(vm, name, "off")
@@ -217,3 +230,52 @@ def run(vm):
               + (f"catalog {up.t - t0:.1f} s after `echo detect` (limit {BOOT_S:g} s)" if up else
                  f"no catalog within {BOOT_S:g} s of `echo detect`")
               + f" ({t_restart:.0f} s since QEMU start at the restart)")
+
+
+def uptime(vm):
+    _, out, _ = vm.gexec(["cat", "/proc/uptime"], quiet=True)
+    return float(out.split()[0])
+
+
+def dbus_route(vm, size):
+    """hotplug-dbus: the head turned off and on (and to another size) from QEMU's side."""
+    w, h = size
+    pid0 = service.show(vm)["MainPID"]
+    steps, ok = [], True
+
+    def step(label, width, height, pred, journal_text, timeout):
+        nonlocal ok
+        g = uptime(vm)
+        t0 = vm.now()
+        code, out = vm.q.set_ui_info(width, height)
+        t1 = vm.now()
+        if code != 0:
+            ok = False
+            steps.append(f"{label}: SetUIInfo {width}x{height} failed: {out}")
+            return
+        shot = poll_shots(vm, pred, timeout, "hotplug-dbus")
+        lines = journal_since(vm, g, journal_text)
+        said = lines[0].split("] ", 1)[-1] if lines else f"no '{journal_text}' line"
+        if shot is None:
+            ok = False
+            steps.append(f"{label}: not on screen within {timeout:g} s of SetUIInfo {width}x{height} ({said})")
+            return
+        vm.shots.keep(shot)
+        took = shot.t - t0
+        if label == "back" and took > BACK_S:
+            ok = False
+        if journal_text in ("screen lost", "screen back") and not any("(uevent" in line for line in lines):
+            ok = False
+            said += " [not from a uevent]"
+        steps.append(f"{label}: {shot.t - t1:.2f}-{took:.2f} s after SetUIInfo {width}x{height}, {shot.cls} "
+                     f"{shot.size[0]}x{shot.size[1]} ({said})")
+
+    step("lost", 0, 0, lambda s: s.cls in ("inactive", "black"), "screen lost", LOST_S)
+    step("back", w, h, catalog, "screen back", 30)
+    step("bigger", 800, 600, lambda s: catalog(s) and tuple(s.size) == (800, 600), "restarting the display", 90)
+    step("first size", w, h, lambda s: catalog(s) and tuple(s.size) == (w, h), "restarting the display", 90)
+    pid1 = service.show(vm)["MainPID"]
+    if pid1 != pid0:
+        ok = False
+    vm.ready_host = vm.now()
+    vm.result("hotplug-dbus", ok, "; ".join(steps) + f"; MainPID {pid0}->{pid1}")
