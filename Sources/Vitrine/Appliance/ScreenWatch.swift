@@ -31,6 +31,8 @@ final class RunScreenWatch {
     var onRestart: ((String) -> Void)?
     /// When the screen went away (monotonic seconds), for the log line when it is back.
     private var lostSince: Double?
+    /// A look asked for a new output (`onRestart`).
+    private var restartAsked = false
 
     init(output: DRMOutput, connectorName: String?, log: Logger) {
         self.output = output
@@ -69,6 +71,8 @@ final class RunScreenWatch {
 
     /// Reads the connectors and carries out the decision.
     func look(probe: Bool, why: String) {
+        // The run ends at the next vblank for a new output: nothing more to decide here.
+        if restartAsked { return }
         let connectors: [Connector]
         do {
             // While lost, the poll probes too: without udevd the kernel's list keeps the old modes
@@ -97,7 +101,8 @@ final class RunScreenWatch {
             }
             log.error("screen \(connector) is back but its modeset was refused (\(why)): \(reason); trying again at the next look")
         case let .restart(connector, _, reason):
-            log.info("screen \(connector) is back, but \(reason): restarting the display with it")
+            restartAsked = true
+            log.info("screen \(connector): \(reason) (\(why)): restarting the display with it")
             onRestart?(reason)
         }
     }

@@ -145,15 +145,18 @@ class QEMU:
         return f"dbus,addr={self.dbus_address}"
 
     def set_ui_info(self, width, height, console=0):
-        """org.qemu.Display1.Console.SetUIInfo on the D-Bus display (width_mm, height_mm, xoff,
-        yoff, width, height): the monitor's size, as a UI window's; 0x0 disables a virtio-gpu head.
+        """org.qemu.Display1.Console.SetUIInfo on the D-Bus display (width_mm 160, height_mm 90,
+        xoff 0, yoff 0, width, height): the monitor's size, as a UI window's; 0x0 disables a
+        virtio-gpu head.
         Returns gdbus's (exit code, output)."""
         if not self.dbus_address:
             raise RuntimeError("no D-Bus display (VITRINE_VM_DISPLAY_DBUS=1)")
         argv = ["gdbus", "call", "--address", self.dbus_address, "--dest", "org.qemu",
                 "--object-path", f"/org/qemu/Display1/Console_{console}",
                 "--method", "org.qemu.Display1.Console.SetUIInfo",
-                "0", "0", "0", "0", str(int(width)), str(int(height))]
+                # Nonzero millimetres: QEMU ignores a UI info equal to the one it holds, and the
+                # one it starts with is all zeros (so a first 0x0 would change nothing).
+                "160", "90", "0", "0", str(int(width)), str(int(height))]
         r = subprocess.run(argv, capture_output=True, text=True, timeout=20)
         return r.returncode, (r.stdout + r.stderr).strip()
 
