@@ -211,3 +211,26 @@ struct ScreenLostPlaybackTests {
         #expect(ScreenConnection.disconnected(connector: "HDMI-A-1").serviceStatus == "no screen connected (HDMI-A-1); playing on")
     }
 }
+
+@Suite("A sound device that goes away with its screen")
+struct SoundDeviceLossTests {
+    @Test("a write that fails (ENODEV, as an HDMI PCM whose sink went) ends the ALSA thread with hasFailed, for the engine to reopen it")
+    func writeFailure() throws {
+        let log = Logger(label: "test", sink: LogSink.memory().0)
+        let format = AudioFormat(sampleRate: 48000, channels: 2)
+        let timeline = Timeline(catalogDirectory: "/", format: format, untimed: false, log: log) { nil }
+        // The third period written fails, as snd_pcm_writei does once the device is gone.
+        let plan = FaultPlan.sequence("snd_pcm_writei", [.result(1024), .result(1024), .fail(.noSuchDevice)])
+        let audio = try ALSAAudio(device: "null", rate: 48000, channels: 2, periodFrames: 1024, bufferFrames: 4096,
+                                  configText: nil, log: log)
+        #expect(!audio.hasFailed)
+        FaultInjection.withPlan(plan) {
+            audio.setPaused(true)  // silence periods: no item needed
+            audio.start(timeline: timeline)
+        }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !audio.hasFailed && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(audio.hasFailed)
+        audio.stop()
+    }
+}

@@ -103,10 +103,12 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         running.store(true, ordering: .relaxed)
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
-        let t = Thread { [self] in
+        // With the caller's fault plan (debug builds: tests make `snd_pcm_writei` fail here).
+        nonisolated(unsafe) let timeline = timeline
+        let t = Thread(block: FaultInjection.propagating { [self] in
             play(period: period, periodTime: periodTime, timeline: timeline)
             done.lock(); finished = true; done.broadcast(); done.unlock()
-        }
+        })
         t.name = "alsa"
         thread = t
         t.start()
@@ -156,7 +158,7 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
             } catch {
                 // A device that went away (HDMI audio with its screen: ENODEV, EBADFD, EIO): the thread
                 // ends, and the engine closes it and opens the device again (`PlaybackEngine.reopenAudio`).
-                log.error("audio write failed: \(error); the sound device is closed and opened again")
+                log.error("audio write failed: \(error); the sound thread ends (on a screen the device is opened again every 5 s)")
                 writeFailed.store(true, ordering: .relaxed)
                 break
             }
