@@ -9,6 +9,7 @@ import VitrineCore
 private final class RecordingScreen: HotplugScreen {
     let width: Int, height: Int
     var connectorName = "HDMI-A-1"
+    var connectorID: UInt32 = 41
     private(set) var calls: [String] = []
     /// The driver's answer to the next `reconnect` (the TEST_ONLY commit); nil: accepted.
     var refusal: Error?
@@ -102,6 +103,17 @@ struct ScreenHotplugTests {
         #expect(watch.connectorsChanged(Sink.hdmi(.connected, [Sink.fullHD60]), screen: screen)
                 == .restored(connector: "HDMI-A-1", mode: Sink.fullHD60))
         #expect(screen.calls == ["lost", "reconnect HDMI-A-1 1920x1080@60", "reconnect HDMI-A-1 1920x1080@60"])
+    }
+
+    @Test("the connector back under a new object id (a DisplayPort MST branch): a new output, no reconnect")
+    func newObjectID() {
+        let screen = RecordingScreen(width: 1920, height: 1080)
+        let watch = ScreenHotplug(request: OutputRequest(), driving: "HDMI-A-1", mode: Sink.fullHD60)
+        _ = watch.connectorsChanged(Sink.hdmi(.disconnected, []), screen: screen)
+        let back = [Connector(id: 77, type: .hdmiA, typeIndex: 1, connection: .connected, modes: [Sink.fullHD60])]
+        #expect(watch.connectorsChanged(back, screen: screen)
+                == .restart(connector: "HDMI-A-1", mode: Sink.fullHD60, why: "it came back as connector 77, not 41"))
+        #expect(screen.calls == ["lost"])
     }
 
     @Test("the screen wait: the configured connector, else any, must be connected with modes")

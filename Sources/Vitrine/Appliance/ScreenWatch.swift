@@ -31,6 +31,8 @@ final class RunScreenWatch {
     var onRestart: ((String) -> Void)?
     /// When the screen went away (monotonic seconds), for the log line when it is back.
     private var lostSince: Double?
+    /// The last refused modeset's reason (logged once).
+    private var lastRefusal: String?
     /// A look asked for a new output (`onRestart`).
     private var restartAsked = false
 
@@ -92,6 +94,7 @@ final class RunScreenWatch {
         case let .restored(connector, mode):
             let after = lostSince.map { String(format: " after %.1f s", monotonicNow() - $0) } ?? ""
             lostSince = nil
+            lastRefusal = nil
             log.info("screen back: \(connector) at \(mode.name) @ \(mode.refreshRate.formatted2) Hz\(after) (\(why)); the next frame sets the mode")
             onChange?(.connected(connector: connector))
         case let .refused(connector, reason):
@@ -99,7 +102,11 @@ final class RunScreenWatch {
                 lostSince = monotonicNow()
                 onChange?(.disconnected(connector: connector))
             }
-            log.error("screen \(connector) is back but its modeset was refused (\(why)): \(reason); trying again at the next look")
+            // Once per reason: the look every second tries again.
+            if reason != lastRefusal {
+                log.error("screen \(connector) is back but its modeset was refused (\(why)): \(reason); trying again at each look")
+            }
+            lastRefusal = reason
         case let .restart(connector, _, reason):
             restartAsked = true
             log.info("screen \(connector): \(reason) (\(why)): restarting the display with it")

@@ -169,6 +169,7 @@ final class DRMOutput: VideoOutput, HotplugScreen {
     // MARK: - Hot-plug
 
     var connectorName: String { scanout.connector.name }
+    var connectorID: UInt32 { scanout.connector.id }
     var mode: Mode { scanout.mode }
     var screenConnection: ScreenConnection? { isScreenLost ? .disconnected(connector: connectorName) : .connected(connector: connectorName) }
 

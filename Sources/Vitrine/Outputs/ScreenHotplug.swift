@@ -5,8 +5,9 @@ protocol HotplugScreen: AnyObject {
     /// The buffers' size in pixels: a mode of another size needs a new output.
     var width: Int { get }
     var height: Int { get }
-    /// The connector driven (or lost), e.g. `"HDMI-A-1"`.
+    /// The connector driven (or lost), e.g. `"HDMI-A-1"`, and its object id.
     var connectorName: String { get }
+    var connectorID: UInt32 { get }
     /// The sink went away: stop page flips (the vblank clock goes on by itself), keep the timeline.
     func screenLost()
     /// The sink is back (or its mode changed, at the same size): modeset `connector` at `mode`
@@ -25,7 +26,7 @@ protocol HotplugScreen: AnyObject {
 /// | `.keep`, `.none` | nothing | `.unchanged` |
 /// | `.lost` | `screenLost()`: flips stop, the timeline and the sound go on | `.lost` |
 /// | `.returned(m)`, `.appeared(m)`, `.modeChanged(m)`, same connector, m the buffers' size | `reconnect(to:mode:)` | `.restored`, or `.refused` (stays lost) |
-/// | the same, m of another size, or another connector | nothing here: the run ends and the supervisor opens the display again | `.restart` |
+/// | the same, m of another size, another connector, or the same name with a new object id (MST) | nothing here: the run ends and the supervisor opens the display again | `.restart` |
 ///
 /// Confined to the run loop's thread.
 final class ScreenHotplug {
@@ -80,6 +81,10 @@ final class ScreenHotplug {
             guard name.lowercased() == screen.connectorName.lowercased(),
                   let connector = Connector.named(name, in: connectors) else {
                 return .restart(connector: name, mode: mode, why: "another connector than \(screen.connectorName)")
+            }
+            // A DisplayPort MST branch plugged back gets a new connector object: a new output.
+            guard connector.id == screen.connectorID else {
+                return .restart(connector: name, mode: mode, why: "it came back as connector \(connector.id), not \(screen.connectorID)")
             }
             guard mode.width == screen.width, mode.height == screen.height else {
                 return .restart(connector: name, mode: mode,
