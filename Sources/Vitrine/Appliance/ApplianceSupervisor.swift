@@ -170,7 +170,7 @@ public final class ApplianceSupervisor {
     /// Before a run on the DRM screen: waits while no connector can be driven (`ScreenWait`).
     /// False when a stop was asked for meanwhile.
     private func waitForScreen() -> Bool {
-        guard usesDRM else { return true }
+        guard usesDRM, ScreenWait.cardHasConnectors(card: options.card) else { return true }
         let card = options.card, connector = options.connector
         return ScreenWait.wait(log: log.child("screen")) { ScreenWait.screenAvailable(card: card, connectorName: connector) }
     }
@@ -178,7 +178,8 @@ public final class ApplianceSupervisor {
     /// A run that could not open the DRM screen because no connector is drivable any more (the TV
     /// went off between the look and the modeset): wait for it again rather than end.
     private func screenWentAway(_ outcome: Outcome) -> Bool {
-        outcome == .unavailable && usesDRM && !ScreenWait.screenAvailable(card: options.card, connectorName: options.connector)
+        outcome == .unavailable && usesDRM && ScreenWait.cardHasConnectors(card: options.card)
+            && !ScreenWait.screenAvailable(card: options.card, connectorName: options.connector)
     }
 
     /// Takes `seconds` of catalog time off `--duration` and the snapshot times; false when no time is left.

@@ -133,6 +133,14 @@ enum ScreenWait {
         return drivable(connectors, connectorName: connectorName)
     }
 
+    /// Whether the card (`card`, else the first) opens and has connectors at all: a render-only
+    /// GPU, or a card that does not open, is not waited on (the run reports it, exit 69).
+    static func cardHasConnectors(card: String?) -> Bool {
+        guard let path = card ?? KMSDevice.cardPaths().first, let device = try? KMSDevice(path: path),
+              let connectors = try? device.connectors(probe: false) else { return false }
+        return !connectors.isEmpty
+    }
+
     /// Whether `connectorName` (else any connector) of `connectors` can be driven.
     static func drivable(_ connectors: [Connector], connectorName: String?) -> Bool {
         if let connectorName { return Connector.named(connectorName, in: connectors).map(OutputPlanner.isDrivable) ?? false }
