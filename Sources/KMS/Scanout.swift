@@ -102,6 +102,8 @@ public final class Scanout {
     ///   - connectorName: e.g. `"HDMI-A-1"` or `"Virtual-1"`; `nil` for the first connected connector.
     ///   - bufferCount: size of the buffer ring; values below 3 are raised to 3.
     ///   - useAtomic: `false` forces the legacy path even when the device supports atomic.
+    ///   - reservedCRTCs: CRTCs other outputs of this process drive on the same card (their
+    ///     `crtcID`s): never chosen (groundwork for two screens; `chooseCRTC`).
     /// - Throws: `DRMError` with `ENODEV` when no connector is connected (or the named one is
     ///   not), `ENOENT` for an unknown connector name, `ENOTSUP` without dumb buffers,
     ///   `ENOSPC` when no CRTC or primary plane fits; or the failing call's error
@@ -110,7 +112,7 @@ public final class Scanout {
     /// `drmModeGetCrtc`, `drmModeGetPlane`, `drmModeObjectGetProperties` and
     /// `drmIoctl(DRM_IOCTL_MODE_CREATE_DUMB)`.
     public init(device: KMSDevice, mode request: ModeRequest, connectorName: String? = nil,
-                bufferCount: Int = 3, useAtomic: Bool = true) throws(DRMError) {
+                bufferCount: Int = 3, useAtomic: Bool = true, reservedCRTCs: Set<UInt32> = []) throws(DRMError) {
         guard device.capabilities.dumbBuffer else {
             throw DRMError(operation: "Scanout(\(device.path))", errno: ENOTSUP,
                            detail: "driver \(device.driverName) has no dumb buffers")
@@ -122,7 +124,7 @@ public final class Scanout {
                            detail: "the connector reports no modes")
         }
         let crtcIDs = try device.resources().crtcs
-        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors) {
+        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors, reserved: reservedCRTCs) {
             id throws(DRMError) in try device.encoder(id)
         }
 
@@ -650,11 +652,15 @@ public final class Scanout {
     ///
     /// - Parameter encoder: an encoder's current CRTC (0 if none) and `possible_crtcs` mask
     ///   (`KMSDevice.encoder(_:)`; a table in tests).
+    ///
+    /// - Parameter reserved: CRTCs another output of this process drives (a second `Scanout` on the
+    ///   same card): never chosen, not even as the fallback. `ENOSPC` when they are all that is left.
     static func chooseCRTC(for connector: Connector, among crtcIDs: [UInt32], others: [Connector],
+                           reserved: Set<UInt32> = [],
                            encoder: (UInt32) throws(DRMError) -> (crtcID: UInt32, possibleCRTCs: UInt32))
         throws(DRMError) -> (id: UInt32, index: Int) {
         if connector.currentEncoderID != 0, let current = try? encoder(connector.currentEncoderID),
-           current.crtcID != 0, let index = crtcIDs.firstIndex(of: current.crtcID) {
+           current.crtcID != 0, !reserved.contains(current.crtcID), let index = crtcIDs.firstIndex(of: current.crtcID) {
             return (current.crtcID, index)
         }
         var busy: Set<UInt32> = []
@@ -664,13 +670,14 @@ public final class Scanout {
         var candidates: [(id: UInt32, index: Int)] = []
         for encoderID in connector.encoderIDs {
             let allowed = try encoder(encoderID).possibleCRTCs
-            for (index, id) in crtcIDs.enumerated() where index < 32 && allowed & (1 << UInt32(index)) != 0 {
+            for (index, id) in crtcIDs.enumerated() where index < 32 && allowed & (1 << UInt32(index)) != 0 && !reserved.contains(id) {
                 candidates.append((id, index))
             }
         }
         guard let choice = candidates.first(where: { !busy.contains($0.id) }) ?? candidates.first else {
             throw DRMError(operation: "find a CRTC for \(connector.name)", errno: ENOSPC,
-                           detail: "none of its encoders can use any CRTC")
+                           detail: reserved.isEmpty ? "none of its encoders can use any CRTC"
+                               : "none of its encoders can use a CRTC that another output does not drive")
         }
         return choice
     }
