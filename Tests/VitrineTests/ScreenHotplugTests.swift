@@ -8,6 +8,7 @@ import VitrineCore
 /// A screen that records what the hot-plug reaction asks of it.
 private final class RecordingScreen: HotplugScreen {
     let width: Int, height: Int
+    var refreshRate = 60.0
     var connectorName = "HDMI-A-1"
     var connectorID: UInt32 = 41
     private(set) var calls: [String] = []
@@ -33,6 +34,9 @@ private enum Sink {
     static let fullHD60 = Mode(timing: timing(1920, 1080, clock: 148_500, htotal: 2200, vtotal: 1125))
     /// 1920x1080@50 (148.5 MHz, 2640 x 1125), preferred: another TV on the same port.
     static let fullHD50 = Mode(timing: timing(1920, 1080, clock: 148_500, htotal: 2640, vtotal: 1125))
+    /// 1920x1080@59.93 with CVT reduced blanking instead (138.5 MHz, 2080 x 1111): same size, the
+    /// rate within 0.5 %, other timings.
+    static let fullHD60RB = Mode(timing: timing(1920, 1080, clock: 138_500, htotal: 2080, vtotal: 1111))
     /// 3840x2160@30, preferred: a 4K TV.
     static let uhd = Mode(timing: timing(3840, 2160, clock: 297_000, htotal: 4400, vtotal: 2250))
 
@@ -69,16 +73,20 @@ struct ScreenHotplugTests {
         #expect(screen.calls.isEmpty)
     }
 
-    @Test("another TV of the same size (50 Hz): modeset in place; of another size (4K): a new output")
+    @Test("another TV of the same size and rate within 0.5 % (other timings): modeset in place; at 50 Hz or 4K: a new output")
     func otherSinks() {
         let screen = RecordingScreen(width: 1920, height: 1080)
         let watch = ScreenHotplug(request: OutputRequest(), driving: "HDMI-A-1", mode: Sink.fullHD60)
         _ = watch.connectorsChanged(Sink.hdmi(.disconnected, []), screen: screen)
-        #expect(watch.connectorsChanged(Sink.hdmi(.connected, [Sink.fullHD50]), screen: screen)
-                == .restored(connector: "HDMI-A-1", mode: Sink.fullHD50))
-        // Still connected, another EDID at the same size: a mode change, the same route.
+        #expect(watch.connectorsChanged(Sink.hdmi(.connected, [Sink.fullHD60RB]), screen: screen)
+                == .restored(connector: "HDMI-A-1", mode: Sink.fullHD60RB))
+        // Still connected, another EDID at the same size and rate: a mode change, the same route.
         #expect(watch.connectorsChanged(Sink.hdmi(.connected, [Sink.fullHD60]), screen: screen)
                 == .restored(connector: "HDMI-A-1", mode: Sink.fullHD60))
+        // 50 Hz: the presenter paces on the output's period, so a new output.
+        let slower = watch.connectorsChanged(Sink.hdmi(.connected, [Sink.fullHD50]), screen: screen)
+        #expect(slower == .restart(connector: "HDMI-A-1", mode: Sink.fullHD50,
+                                   why: "its mode runs at 50.00 Hz, not the 60.00 Hz the output was opened at"))
         let reaction = watch.connectorsChanged(Sink.hdmi(.connected, [Sink.uhd, Sink.fullHD60]), screen: screen)
         guard case let .restart(connector, mode, why) = reaction else {
             Issue.record("expected a restart, got \(reaction)"); return
@@ -86,7 +94,7 @@ struct ScreenHotplugTests {
         #expect(connector == "HDMI-A-1")
         #expect(mode == Sink.uhd)
         #expect(why.contains("3840x2160") && why.contains("1920x1080"))
-        #expect(screen.calls == ["lost", "reconnect HDMI-A-1 1920x1080@50", "reconnect HDMI-A-1 1920x1080@60"])
+        #expect(screen.calls == ["lost", "reconnect HDMI-A-1 1920x1080@60", "reconnect HDMI-A-1 1920x1080@60"])
     }
 
     @Test("a refused TEST_ONLY keeps the screen lost; the next look tries again")

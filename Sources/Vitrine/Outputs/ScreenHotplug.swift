@@ -2,9 +2,11 @@ import KMS
 
 /// What the hot-plug reaction acts on: the DRM output (`DRMOutput`), or a test double.
 protocol HotplugScreen: AnyObject {
-    /// The buffers' size in pixels: a mode of another size needs a new output.
+    /// The buffers' size in pixels and the vblank rate: a mode of another size or rate needs a new
+    /// output (the compositor draws at the output's size, the presenter paces on its period).
     var width: Int { get }
     var height: Int { get }
+    var refreshRate: Double { get }
     /// The connector driven (or lost), e.g. `"HDMI-A-1"`, and its object id.
     var connectorName: String { get }
     var connectorID: UInt32 { get }
@@ -25,8 +27,8 @@ protocol HotplugScreen: AnyObject {
 /// | --- | --- | --- |
 /// | `.keep`, `.none` | nothing | `.unchanged` |
 /// | `.lost` | `screenLost()`: flips stop, the timeline and the sound go on | `.lost` |
-/// | `.returned(m)`, `.appeared(m)`, `.modeChanged(m)`, same connector, m the buffers' size | `reconnect(to:mode:)` | `.restored`, or `.refused` (stays lost) |
-/// | the same, m of another size, another connector, or the same name with a new object id (MST) | nothing here: the run ends and the supervisor opens the display again | `.restart` |
+/// | `.returned(m)`, `.appeared(m)`, `.modeChanged(m)`, same connector, m the buffers' size and rate | `reconnect(to:mode:)` | `.restored`, or `.refused` (stays lost) |
+/// | the same, m of another size or rate, another connector, or the same name with a new object id (MST) | nothing here: the run ends and the supervisor opens the display again | `.restart` |
 ///
 /// Confined to the run loop's thread.
 final class ScreenHotplug {
@@ -89,6 +91,12 @@ final class ScreenHotplug {
             guard mode.width == screen.width, mode.height == screen.height else {
                 return .restart(connector: name, mode: mode,
                                 why: "its mode \(mode.width)x\(mode.height) is not the \(screen.width)x\(screen.height) the output was opened at")
+            }
+            let rate = mode.refreshRate > 0 ? mode.refreshRate : 60
+            // 59.94 for 60 is the same pacing (0.1 %); 50 for 60 is not.
+            guard abs(rate - screen.refreshRate) <= 0.005 * screen.refreshRate else {
+                return .restart(connector: name, mode: mode,
+                                why: String(format: "its mode runs at %.2f Hz, not the %.2f Hz the output was opened at", rate, screen.refreshRate))
             }
             do {
                 try screen.reconnect(to: connector, mode: mode)
