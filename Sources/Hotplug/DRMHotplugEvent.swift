@@ -38,12 +38,18 @@ public struct DRMHotplugEvent: Sendable, Equatable, CustomStringConvertible {
     /// Reads a uevent's properties (`udev_device_get_properties_list_entry`, or the `KEY=value`
     /// lines of a kernel uevent).
     ///
+    /// A synthetic uevent written to the card's `uevent` file (`echo "change UUID HOTPLUG=1" >
+    /// /sys/class/drm/card0/uevent`) carries its arguments as `SYNTH_ARG_KEY=value` (the kernel's
+    /// Documentation/ABI/testing/sysfs-uevent): `SYNTH_ARG_HOTPLUG=1` counts as `HOTPLUG=1`, so a
+    /// test (the VM's hot-plug check) can stand in for a hot-plug interrupt.
+    ///
     /// - Returns: the event when `ACTION` is `change` and `HOTPLUG` is `1`; nil for any other
     ///   uevent (an `add` or `remove` of the card, a `change` without `HOTPLUG`, e.g. a lease),
     ///   or when neither `DEVPATH` nor `DEVNAME` names the device. A `CONNECTOR`, `PROPERTY` or
     ///   `SEQNUM` that is not a decimal number is taken as absent.
     public init?(properties: [String: String]) {
-        guard properties["ACTION"] == "change", properties["HOTPLUG"] == "1" else { return nil }
+        guard properties["ACTION"] == "change", properties["HOTPLUG"] == "1" || properties["SYNTH_ARG_HOTPLUG"] == "1"
+        else { return nil }
         let devnode = properties["DEVNAME"].flatMap { $0.isEmpty ? nil : ($0.hasPrefix("/") ? $0 : "/dev/" + $0) }
         let path = properties["DEVPATH"] ?? devnode ?? ""
         guard let last = path.split(separator: "/").last else { return nil }

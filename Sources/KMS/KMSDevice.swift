@@ -126,10 +126,22 @@ public final class KMSDevice: Sendable {
     /// - Throws: `DRMError` from `drmModeGetResources` (`EOPNOTSUPP` on a render-only GPU) or
     ///   `drmModeGetConnector`.
     /// The corresponding C functions are `drmModeGetResources` and `drmModeGetConnector`.
-    public func connectors() throws(DRMError) -> [Connector] {
+    public func connectors() throws(DRMError) -> [Connector] { try connectors(probe: true) }
+
+    /// Every connector with its state and modes; with `probe: false` as the kernel last knew them,
+    /// without probing the sinks (no EDID read: cheap enough to poll from a run loop). The kernel
+    /// updates a connector's state on its hot-plug interrupt, and its modes when it is probed (a
+    /// `probe: true` read, or a write to `/sys/class/drm/card*-*/status`).
+    ///
+    /// - Throws: `DRMError` from `drmModeGetResources` or `drmModeGetConnector` /
+    ///   `drmModeGetConnectorCurrent`.
+    /// The corresponding C functions are `drmModeGetConnector` and `drmModeGetConnectorCurrent`.
+    public func connectors(probe: Bool) throws(DRMError) -> [Connector] {
         var result: [Connector] = []
         for id in try resources().connectors {
-            let connector = try DRMCall.pointer("drmModeGetConnector(\(id))") { drmModeGetConnector(fd, id) }
+            let connector = try DRMCall.pointer(probe ? "drmModeGetConnector(\(id))" : "drmModeGetConnectorCurrent(\(id))") {
+                probe ? drmModeGetConnector(fd, id) : drmModeGetConnectorCurrent(fd, id)
+            }
             defer { drmModeFreeConnector(connector) }
             result.append(Connector(connector.pointee))
         }

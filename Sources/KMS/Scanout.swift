@@ -25,10 +25,10 @@ import SystemSupport
 public final class Scanout {
     /// The device this output belongs to; kept open for as long as the output lives.
     public let device: KMSDevice
-    /// The connector being driven.
-    public let connector: Connector
-    /// The mode it runs.
-    public let mode: Mode
+    /// The connector being driven (read again by `reconnect(to:mode:)`).
+    public private(set) var connector: Connector
+    /// The mode it runs (chosen again by `reconnect(to:mode:)`, always at the buffers' size).
+    public private(set) var mode: Mode
     /// Visible width in pixels.
     public var width: Int { mode.width }
     /// Visible height in pixels.
@@ -72,9 +72,9 @@ public final class Scanout {
     }
 
     private var fd: Int32 { device.fd }
-    private let timing: Mode.Timing
+    private var timing: Mode.Timing
     private let saved: SavedCRTC
-    private let atomic: AtomicObjects?
+    private var atomic: AtomicObjects?
     private let buffers: [DumbBuffer]
     private var modeBlobID: UInt32 = 0
     /// The next `present()` must set the mode (first frame, or after `restore()`).
@@ -102,6 +102,8 @@ public final class Scanout {
     ///   - connectorName: e.g. `"HDMI-A-1"` or `"Virtual-1"`; `nil` for the first connected connector.
     ///   - bufferCount: size of the buffer ring; values below 3 are raised to 3.
     ///   - useAtomic: `false` forces the legacy path even when the device supports atomic.
+    ///   - reservedCRTCs: CRTCs other outputs of this process drive on the same card (their
+    ///     `crtcID`s): never chosen (groundwork for two screens; `chooseCRTC`).
     /// - Throws: `DRMError` with `ENODEV` when no connector is connected (or the named one is
     ///   not), `ENOENT` for an unknown connector name, `ENOTSUP` without dumb buffers,
     ///   `ENOSPC` when no CRTC or primary plane fits; or the failing call's error
@@ -110,7 +112,7 @@ public final class Scanout {
     /// `drmModeGetCrtc`, `drmModeGetPlane`, `drmModeObjectGetProperties` and
     /// `drmIoctl(DRM_IOCTL_MODE_CREATE_DUMB)`.
     public init(device: KMSDevice, mode request: ModeRequest, connectorName: String? = nil,
-                bufferCount: Int = 3, useAtomic: Bool = true) throws(DRMError) {
+                bufferCount: Int = 3, useAtomic: Bool = true, reservedCRTCs: Set<UInt32> = []) throws(DRMError) {
         guard device.capabilities.dumbBuffer else {
             throw DRMError(operation: "Scanout(\(device.path))", errno: ENOTSUP,
                            detail: "driver \(device.driverName) has no dumb buffers")
@@ -122,7 +124,7 @@ public final class Scanout {
                            detail: "the connector reports no modes")
         }
         let crtcIDs = try device.resources().crtcs
-        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors) {
+        let (crtcID, crtcIndex) = try Self.chooseCRTC(for: connector, among: crtcIDs, others: connectors, reserved: reservedCRTCs) {
             id throws(DRMError) in try device.encoder(id)
         }
 
@@ -231,7 +233,8 @@ public final class Scanout {
     /// Legacy path: `drmModeSetCrtc` for the first frame (synchronous: no flip is pending
     /// afterwards), then `drmModePageFlip` with `DRM_MODE_PAGE_FLIP_EVENT`.
     ///
-    /// - Throws: `DRMError` with `EBUSY` while the previous flip is pending; from
+    /// - Throws: `DRMError` with `EBUSY` while the previous flip is pending, `ENODEV` after
+    ///   `connectorLost()` (until `reconnect(to:mode:)`); from
     ///   `drmModeAtomicCommit` (`EINVAL`: the driver rejects the configuration, `EACCES`: not
     ///   DRM master), `drmModeCreatePropertyBlob`, `drmModeSetCrtc` or `drmModePageFlip`.
     ///   After an error nothing is queued and the back buffer is unchanged.
@@ -239,6 +242,9 @@ public final class Scanout {
     public func present() throws(DRMError) {
         if pending != nil {
             throw DRMError(operation: "present", errno: EBUSY, detail: "the previous page flip is still pending")
+        }
+        if isConnectorLost {
+            throw DRMError(operation: "present", errno: ENODEV, detail: "\(connector.name) is disconnected (reconnect(to:mode:) first)")
         }
         if isPoweredOff { try setDisplayPower(true) }
         let index = back
@@ -396,6 +402,115 @@ public final class Scanout {
         }
     }
 
+    // MARK: - Hot-plug
+
+    /// Whether the sink went away (`connectorLost()`) and no `reconnect(to:mode:)` followed.
+    public private(set) var isConnectorLost = false
+
+    /// The connector's sink went away (a hot-plug uevent, the connector reads disconnected): stop
+    /// scanning out to it. Waits at most `lostFlipWait` seconds for a pending flip (a CRTC with no
+    /// sink may never complete one), then forgets it (a late event finds its `PendingFlip` still
+    /// valid), and deactivates the CRTC as `setDisplayPower(false)` does (atomic: `ACTIVE` = 0;
+    /// legacy: `DPMS` Off). Nothing may be presented until `reconnect(to:mode:)`.
+    ///
+    /// Never throws: a driver that refuses to switch off a CRTC whose connector is gone leaves it
+    /// as it is (the next modeset replaces it); the error is returned for the log.
+    /// The corresponding C functions are `drmModeAtomicCommit` and `drmModeConnectorSetProperty`.
+    @discardableResult
+    public func connectorLost() -> DRMError? {
+        guard !isConnectorLost else { return nil }
+        isConnectorLost = true
+        if pending != nil { _ = try? waitForPageFlip(timeout: Self.lostFlipWait) }
+        pending = nil
+        var failure: DRMError?
+        if hasTakenOver && !isPoweredOff {
+            do {
+                if let atomic {
+                    let request = try AtomicRequest()
+                    try request.add(object: crtcID, property: atomic.crtc.active, value: 0)
+                    try request.commit(fd: fd, mode: .blocking, allowModeset: true, pageFlipEvent: false, userData: nil)
+                } else {
+                    try setLegacyDPMS(3)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        needsModeset = true
+        return failure
+    }
+
+    /// How long `connectorLost()` waits for a pending flip, in seconds.
+    static let lostFlipWait = 0.1
+
+    /// Scans out to `connector` again (the sink came back, or another one of the same size is on
+    /// the same port) at `mode`: reads the connector's, CRTC's and plane's property ids again
+    /// (they may change with the connector), makes a new `MODE_ID` blob (so the kernel does a full
+    /// modeset even for the same timings) and checks the configuration with a `TEST_ONLY |
+    /// ALLOW_MODESET` commit. The next `present()` sets the mode (`TEST_ONLY`, then the blocking
+    /// modeset) and shows its buffer.
+    ///
+    /// - Parameters:
+    ///   - connector: as read now (`KMSDevice.connectors()`); the one this output drives, by id.
+    ///   - mode: the mode chosen again (`Mode.select`); its size must be the buffers' size.
+    /// - Throws: `DRMError` with `EINVAL` for another connector or a mode of another size (both need
+    ///   a new `Scanout`), `ENODEV` for a connector that is not connected; from the property
+    ///   look-ups, `drmModeCreatePropertyBlob` or the `TEST_ONLY` commit (`EINVAL`: the driver
+    ///   rejects it). After an error the output stays lost.
+    /// The corresponding C functions are `drmModeObjectGetProperties`, `drmModeCreatePropertyBlob`
+    /// and `drmModeAtomicCommit` (`DRM_MODE_ATOMIC_TEST_ONLY`).
+    public func reconnect(to connector: Connector, mode: Mode) throws(DRMError) {
+        guard connector.id == self.connector.id else {
+            throw DRMError(operation: "reconnect \(connector.name)", errno: EINVAL,
+                           detail: "this output drives \(self.connector.name) (id \(self.connector.id))")
+        }
+        guard mode.width == width, mode.height == height, let timing = mode.timing else {
+            throw DRMError(operation: "reconnect \(connector.name) at \(mode)", errno: EINVAL,
+                           detail: "the buffers are \(width)x\(height)")
+        }
+        guard connector.isConnected else {
+            throw DRMError(operation: "reconnect \(connector.name)", errno: ENODEV, detail: "nothing is connected to it")
+        }
+        if pending != nil { _ = try? waitForPageFlip(timeout: Self.lostFlipWait) }
+        pending = nil
+        var objects = atomic
+        if let old = atomic {
+            objects = AtomicObjects(
+                planeID: old.planeID,
+                crtc: try CRTCProperties(device.properties(of: crtcID, type: .crtc)),
+                connector: try ConnectorProperties(device.properties(of: connector.id, type: .connector)),
+                plane: try PlaneProperties(device.properties(of: old.planeID, type: .plane)))
+        }
+        let previous = (connector: self.connector, mode: self.mode, timing: self.timing, blob: modeBlobID)
+        self.connector = connector
+        self.mode = mode
+        self.timing = timing
+        atomic = objects
+        modeBlobID = 0
+        do {
+            if let objects {
+                try createModeBlobIfNeeded()
+                try commit(objects, buffer: back, .testOnly, modeset: true, flip: nil)
+            }
+        } catch {
+            if modeBlobID != 0 {
+                let fd = fd, blob = modeBlobID
+                _ = try? DRMCall.check("drmModeDestroyPropertyBlob(\(blob))") { drmModeDestroyPropertyBlob(fd, blob) }
+            }
+            (self.connector, self.mode, self.timing, modeBlobID) = previous
+            throw error
+        }
+        if previous.blob != 0 {
+            let fd = fd, blob = previous.blob
+            _ = try? DRMCall.check("drmModeDestroyPropertyBlob(\(blob))") { drmModeDestroyPropertyBlob(fd, blob) }
+        }
+        if objects == nil { try? setLegacyDPMS(0) }
+        isConnectorLost = false
+        isPoweredOff = false
+        needsModeset = true
+        front = nil
+    }
+
     // MARK: - Restoring
 
     /// Puts the CRTC back as it was found: the saved framebuffer, position and mode on this
@@ -537,11 +652,15 @@ public final class Scanout {
     ///
     /// - Parameter encoder: an encoder's current CRTC (0 if none) and `possible_crtcs` mask
     ///   (`KMSDevice.encoder(_:)`; a table in tests).
+    ///
+    /// - Parameter reserved: CRTCs another output of this process drives (a second `Scanout` on the
+    ///   same card): never chosen, not even as the fallback. `ENOSPC` when they are all that is left.
     static func chooseCRTC(for connector: Connector, among crtcIDs: [UInt32], others: [Connector],
+                           reserved: Set<UInt32> = [],
                            encoder: (UInt32) throws(DRMError) -> (crtcID: UInt32, possibleCRTCs: UInt32))
         throws(DRMError) -> (id: UInt32, index: Int) {
         if connector.currentEncoderID != 0, let current = try? encoder(connector.currentEncoderID),
-           current.crtcID != 0, let index = crtcIDs.firstIndex(of: current.crtcID) {
+           current.crtcID != 0, !reserved.contains(current.crtcID), let index = crtcIDs.firstIndex(of: current.crtcID) {
             return (current.crtcID, index)
         }
         var busy: Set<UInt32> = []
@@ -551,13 +670,14 @@ public final class Scanout {
         var candidates: [(id: UInt32, index: Int)] = []
         for encoderID in connector.encoderIDs {
             let allowed = try encoder(encoderID).possibleCRTCs
-            for (index, id) in crtcIDs.enumerated() where index < 32 && allowed & (1 << UInt32(index)) != 0 {
+            for (index, id) in crtcIDs.enumerated() where index < 32 && allowed & (1 << UInt32(index)) != 0 && !reserved.contains(id) {
                 candidates.append((id, index))
             }
         }
         guard let choice = candidates.first(where: { !busy.contains($0.id) }) ?? candidates.first else {
             throw DRMError(operation: "find a CRTC for \(connector.name)", errno: ENOSPC,
-                           detail: "none of its encoders can use any CRTC")
+                           detail: reserved.isEmpty ? "none of its encoders can use any CRTC"
+                               : "none of its encoders can use a CRTC that another output does not drive")
         }
         return choice
     }

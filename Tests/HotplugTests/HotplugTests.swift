@@ -21,6 +21,19 @@ struct HotplugEventParsingTests {
         #expect(event.description == "card0 (/dev/dri/card0) hot-plug #4321, connector 35, property 6")
     }
 
+    @Test("a synthetic uevent (echo \"change UUID HOTPLUG=1\" > …/card0/uevent): its SYNTH_ARG_HOTPLUG=1 counts")
+    func synthetic() throws {
+        let event = try #require(DRMHotplugEvent(properties: [
+            "ACTION": "change", "DEVPATH": "/devices/pci0000:00/0000:00:02.0/virtio0/drm/card0", "SUBSYSTEM": "drm",
+            "SYNTH_UUID": "7a6f6c3e-0000-4000-8000-000000000015", "SYNTH_ARG_HOTPLUG": "1",
+            "DEVNAME": "/dev/dri/card0", "DEVTYPE": "drm_minor", "SEQNUM": "5000",
+        ]))
+        #expect(event == DRMHotplugEvent(devnode: "/dev/dri/card0", sysname: "card0", sequenceNumber: 5000))
+        // A synthetic change without the argument is not a hot-plug.
+        #expect(DRMHotplugEvent(properties: ["ACTION": "change", "DEVNAME": "/dev/dri/card0", "SYNTH_UUID": "0"]) == nil)
+        #expect(DRMHotplugEvent(properties: ["ACTION": "change", "DEVNAME": "/dev/dri/card0", "SYNTH_ARG_HOTPLUG": "0"]) == nil)
+    }
+
     @Test("a card-wide hot-plug (no CONNECTOR, PROPERTY), the kernel's relative DEVNAME")
     func cardWide() throws {
         let event = try #require(DRMHotplugEvent(properties: [

@@ -74,6 +74,26 @@ struct OutputChoiceTests {
         #expect(lookup?.operation == "drmModeGetEncoder(59)")
     }
 
+    @Test("two screens on one card: a CRTC the other output drives is never chosen, not even the one already driving the connector")
+    func reservedCRTCs() throws {
+        // HDMI and DP both unlit: the first output takes 40 for HDMI, the second then 41 for DP.
+        let first = try Scanout.chooseCRTC(for: Card.hdmi, among: Card.crtcs, others: [Card.hdmi, Card.dp], encoder: Card.encoder)
+        #expect(first.id == 40)
+        let second = try Scanout.chooseCRTC(for: Card.dp, among: Card.crtcs, others: [Card.hdmi, Card.dp],
+                                            reserved: [first.id], encoder: Card.encoder)
+        #expect(second.id == 41 && second.index == 1)
+        // The eDP's encoder drives 40 now, but another output holds 40, and 40 is all it may use: ENOSPC.
+        let error = #expect(throws: DRMError.self) {
+            try Scanout.chooseCRTC(for: Card.eDP, among: Card.crtcs, others: [Card.eDP], reserved: [40], encoder: Card.encoder)
+        }
+        #expect(error?.description == "find a CRTC for eDP-1: none of its encoders can use a CRTC that another output does not drive (ENOSPC)")
+        // DP with 41 and 42 both reserved: nothing left (the busy fallback never takes a reserved one).
+        let full = #expect(throws: DRMError.self) {
+            try Scanout.chooseCRTC(for: Card.dp, among: Card.crtcs, others: [Card.dp], reserved: [41, 42], encoder: Card.encoder)
+        }
+        #expect(full?.errno == .noSpace)
+    }
+
     @Test("the primary plane: the one on the CRTC, else a free one, else any allowed; it must take XRGB8888")
     func primaryPlane() throws {
         let onCRTC = Plane(id: 31, type: .primary, formats: [.xrgb8888, .argb8888], possibleCRTCs: 0b010, crtcID: 41)

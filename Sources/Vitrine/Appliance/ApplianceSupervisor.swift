@@ -9,6 +9,9 @@ import VitrineCore
 ///   and, with `update.url`, network updates (`ImportService`, `NetworkUpdateService`) in the running player.
 /// - An imported catalog with other display settings ends the run; the library plays again, with a
 ///   new output in the new mode, for what is left of the duration and the snapshot times.
+/// - On the DRM screen with no connector connected (a box booted with the TV off), it waits for one
+///   (`ScreenWait`: udev hot-plug events and a look every 3 s, systemd's watchdog fed); a screen
+///   that comes back at another size ends the run, and the display is opened again in the new mode.
 /// - While nothing can play (no catalog, no manifest, an invalid one) the slate says why for 10 s at
 ///   a time, and the library or the manifest is looked at again after each.
 ///
@@ -94,6 +97,8 @@ public final class ApplianceSupervisor {
         defer { _ = playerLock }
         var firstLook = true
         while true {
+            // The DRM screen: a box booted with the TV off waits for it (watchdog fed, READY=1 said).
+            guard waitForScreen() else { return .played }
             let catalog: String, manifestPath: String
             var slate: SlateMessage?
             switch source {
@@ -129,6 +134,11 @@ public final class ApplianceSupervisor {
                 for p in result.problems { log.log(fatal.contains(p) ? .error : .warning, "\(manifestPath): \(p)", [:]) }
                 if fatal.isEmpty, let manifest = result.manifest ?? Self.reparseIgnoringFiles(manifestPath) {
                     let (outcome, ended) = play(manifest, catalog: catalog, options: options, importer: importer)
+                    // The screen came back at another size, or went before the output opened: open it again.
+                    if (ended.forScreenChange || screenWentAway(outcome)) && !Player.stopRequested {
+                        guard consume(ended.catalogSeconds) else { return outcome }
+                        continue
+                    }
                     // An imported catalog with other display settings: play the library again, with them,
                     // for what is left of --duration and the snapshot times.
                     guard ended.forDisplayChange, case .library = source, !Player.stopRequested else { return outcome }
@@ -143,11 +153,33 @@ public final class ApplianceSupervisor {
             // Recording or snapshotting: one slate for the whole run (a re-check would restart the file).
             let once = options.recordPath != nil || !options.snapshotTimes.isEmpty
             slateOptions.duration = once ? (options.duration ?? Self.slateSeconds) : min(options.duration ?? Self.slateSeconds, Self.slateSeconds)
-            let (outcome, _) = play(Manifest(), catalog: catalog, options: slateOptions, slate: slate, importer: importer)
+            let (outcome, ended) = play(Manifest(), catalog: catalog, options: slateOptions, slate: slate, importer: importer)
+            if (ended.forScreenChange || screenWentAway(outcome)) && !once && !Player.stopRequested {
+                guard consume(ended.catalogSeconds) else { return .nothingPlayable }
+                continue
+            }
             if once { return outcome }
             if outcome != .nothingPlayable || Player.stopRequested { return outcome == .played ? .nothingPlayable : outcome }
             guard consume(Self.slateSeconds) else { return .nothingPlayable }
         }
+    }
+
+    /// Whether runs use the DRM screen: `--output drm`, or `auto` with a card.
+    private var usesDRM: Bool { options.output == .drm || (options.output == .auto && DRMOutput.isAvailable) }
+
+    /// Before a run on the DRM screen: waits while no connector can be driven (`ScreenWait`).
+    /// False when a stop was asked for meanwhile.
+    private func waitForScreen() -> Bool {
+        guard usesDRM, ScreenWait.cardHasConnectors(card: options.card) else { return true }
+        let card = options.card, connector = options.connector
+        return ScreenWait.wait(log: log.child("screen")) { ScreenWait.screenAvailable(card: card, connectorName: connector) }
+    }
+
+    /// A run that could not open the DRM screen because no connector is drivable any more (the TV
+    /// went off between the look and the modeset): wait for it again rather than end.
+    private func screenWentAway(_ outcome: Outcome) -> Bool {
+        outcome == .unavailable && usesDRM && ScreenWait.cardHasConnectors(card: options.card)
+            && !ScreenWait.screenAvailable(card: options.card, connectorName: options.connector)
     }
 
     /// Takes `seconds` of catalog time off `--duration` and the snapshot times; false when no time is left.
@@ -164,6 +196,8 @@ public final class ApplianceSupervisor {
     struct RunEnd {
         /// For an imported catalog with other display settings: the library plays again.
         var forDisplayChange = false
+        /// The screen came back (hot-plug) at another size: the display is opened again.
+        var forScreenChange = false
         /// Catalog seconds the run played (what `--duration` has used up).
         var catalogSeconds = 0.0
     }
@@ -197,8 +231,9 @@ public final class ApplianceSupervisor {
             }
             let stats = try player.run()
             StandardStreams.out(stats.description + "\n")
-            let ended = RunEnd(forDisplayChange: player.endedForDisplayChange, catalogSeconds: stats.catalogSeconds)
-            if ended.forDisplayChange { return (.played, ended) }
+            let ended = RunEnd(forDisplayChange: player.endedForDisplayChange, forScreenChange: player.endedForScreenChange,
+                               catalogSeconds: stats.catalogSeconds)
+            if ended.forDisplayChange || ended.forScreenChange { return (.played, ended) }
             if slate != nil { return (.nothingPlayable, ended) }
             // Nothing in the playlist could play at all: invalid media. A stop that came before every
             // item was tried (SIGTERM while the first files are skipped) is a stop: it played.

@@ -229,6 +229,15 @@ public final class Player {
             }
             for e in seat.poll() { engine.handleInput(e) }
         }
+        // Hot-plug on the DRM screen: lost (flips stop, playback goes on), back (modeset), another size (a new run).
+        var screenRestart: String?
+        let screenWatch = (output as? DRMOutput).map { RunScreenWatch(output: $0, connectorName: options.connector, log: log.child("hotplug")) }
+        defer { screenWatch?.cancel() }
+        if let screenWatch {
+            screenWatch.onChange = { [unowned engine] in engine.presenter.outputChanged(status: $0.serviceStatus) }
+            screenWatch.onRestart = { [unowned engine] in screenRestart = $0; engine.presenter.wake() }
+            screenWatch.attach(to: loop)
+        }
         // USB sticks and `vitrine import` requests.
         importer?.attach(to: loop)
         defer { importer?.detach() }
@@ -279,6 +288,7 @@ public final class Player {
                 return false
             }, stopsAt: { [unowned engine] in duration.map { $0 - period - engine.secondsOff } }, afterVblank: { [self, unowned engine] in
                 onVblank?(monotonicNow())
+                if screenRestart != nil { endedForScreenChange = true; return false }
                 if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
                 if let next = reloaded.take() ?? nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
                     CatalogSwitch(manifest: $0.manifest, directory: $0.directory,
@@ -359,6 +369,10 @@ public final class Player {
     /// Whether `run()` ended because `nextCatalog` gave a catalog with other display settings (mode,
     /// rotation, fit, background): they need a new output, so the caller plays that catalog in a new run.
     public private(set) var endedForDisplayChange = false
+
+    /// Whether `run()` ended because the screen came back (hot-plug) with a mode of another size than
+    /// the output's buffers: the caller opens the display again and plays on.
+    public private(set) var endedForScreenChange = false
 
     /// After a switch at an item boundary: applies the new catalog's popups and rules once its first
     /// item is on screen (returns true then).

@@ -46,14 +46,19 @@ final class RunControl: ControlTarget {
             }
         }
         let output = engine.output
+        var display: [(key: String, value: JSONValue)] = [
+            ("power", .string(engine.displayIsOff ? "off" : "on")), ("output", .string(output.summary)),
+            ("width", .int(output.width)), ("height", .int(output.height)), ("refresh", .double(output.refreshRate, digits: 2))]
+        if let screen = output.screenConnection {
+            // Hot-plug: "disconnected" while the sink is gone (the TV off at the wall); playback goes on.
+            display += [("connection", .string(screen.statusText)), ("connector", .string(screen.connector))]
+        }
         var fields: [(key: String, value: JSONValue)] = [
             ("catalog", .object([("version", .int(m.version)), ("title", .string(m.title)), ("directory", .string(catalogDirectory))])),
             ("item", item),
             ("state", .string(engine.playbackState.rawValue)),
             ("schedule", .object(schedule)),
-            ("display", .object([("power", .string(engine.displayIsOff ? "off" : "on")), ("output", .string(output.summary)),
-                                 ("width", .int(output.width)), ("height", .int(output.height)),
-                                 ("refresh", .double(output.refreshRate, digits: 2))])),
+            ("display", .object(display)),
             ("frames", .object([("presented", .int(stats.framesPresented)), ("dropped", .int(stats.framesDropped)),
                                 ("vblanks", .int(stats.vblanks))])),
             ("xruns", .int(stats.xruns)),

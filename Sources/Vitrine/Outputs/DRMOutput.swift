@@ -8,7 +8,13 @@ import VitrineCore
 /// by page flips. The presenter draws into the back buffer while the previous flip is pending, then
 /// waits for that flip's event before queuing the next (one flip in flight), as mpv's vo_drm and
 /// kmscube do; the wait's timeout is the presenter's.
-final class DRMOutput: VideoOutput {
+///
+/// Hot-plug (`HotplugScreen`, driven by `ScreenHotplug`): while the connector's sink is gone
+/// (`screenLost()`), nothing is flipped; `flip()` completes on the vblank clock instead
+/// (`flipDeadline`), so the presenter, the timeline and the watchdog go on as if the pictures were
+/// shown, and no flip waits on a CRTC that may never complete one. `reconnect(to:mode:)` sets the
+/// mode again (TEST_ONLY first) and the next picture goes on screen.
+final class DRMOutput: VideoOutput, HotplugScreen {
     private let device: KMSDevice
     private let scanout: Scanout
     private let log: Logger
@@ -21,6 +27,16 @@ final class DRMOutput: VideoOutput {
     let waitedSeconds = 0.0
     /// Called after every completed page flip with its kernel timestamp (monotonic seconds).
     var onPageFlip: ((Double) -> Void)?
+    /// The card, e.g. `/dev/dri/card0`.
+    let cardPath: String
+    /// The mode asked for (`display.mode`), for choosing it again when the screen comes back.
+    let modeRequest: ModeRequest
+    /// The connector's sink is gone (`screenLost()`): flips complete on the vblank clock.
+    private(set) var isScreenLost = false
+    /// When `reconnect` passed its TEST_ONLY commit; the next `flip()` (the modeset) logs it.
+    private var reconnectedAt: Double?
+    /// While lost: when the picture "flipped" last reaches its vblank (monotonic seconds).
+    private var virtualFlipDue: Double?
 
     /// True when a `/dev/dri/card*` node exists.
     static var isAvailable: Bool { !KMSDevice.cardPaths().isEmpty }
@@ -30,12 +46,14 @@ final class DRMOutput: VideoOutput {
             throw DRMOutputError.noDevice
         }
         device = try KMSDevice(path: path)
+        cardPath = path
         let request: ModeRequest
         switch mode {
         case .preferred: request = .preferred
         case .highest: request = .highest
         case let .exact(w, h, r): request = .exact(width: w, height: h, refresh: r)
         }
+        modeRequest = request
         scanout = try Scanout(device: device, mode: request, connectorName: connector, bufferCount: 3)
         self.log = log
         lastFlip = monotonicNow()
@@ -64,20 +82,39 @@ final class DRMOutput: VideoOutput {
     }
 
     func flip() throws {
+        if isScreenLost {
+            // Nothing to show it on: the picture "reaches the screen" at the next vblank.
+            virtualFlipDue = vblankTime(atOrAfter: monotonicNow())
+            return
+        }
         try scanout.present()
         if !scanout.isFlipPending { flips += 1 }   // a synchronous modeset (first frame, legacy)
+        if let since = reconnectedAt {
+            reconnectedAt = nil
+            log.info("\(connectorName): modeset done, the picture is on screen again (\(String(format: "%.3f", monotonicNow() - since)) s after the TEST_ONLY commit)")
+        }
     }
 
-    var isFlipPending: Bool { scanout.isFlipPending }
+    var isFlipPending: Bool { virtualFlipDue != nil || scanout.isFlipPending }
 
     /// The DRM device: readable when page-flip events are waiting.
     var eventDescriptor: Int32? { scanout.fileDescriptor }
-    /// Flips complete on the kernel's event, not at a time.
-    var flipDeadline: Double? { nil }
+    /// Flips complete on the kernel's event, not at a time; while the screen is lost, at the vblank.
+    var flipDeadline: Double? { virtualFlipDue }
 
     /// Reads the DRM events waiting (`drmHandleEvent`), without waiting; when the pending flip
-    /// completed, its kernel timestamp becomes the last vblank.
+    /// completed, its kernel timestamp becomes the last vblank. While the screen is lost: the
+    /// picture "flipped" completes at its vblank time (late events are read and dropped).
     func handleFlipEvents() throws -> Bool {
+        if let due = virtualFlipDue {
+            _ = try? scanout.handlePageFlipEvents()
+            let now = monotonicNow()
+            guard now >= due - 0.0005 else { return false }
+            virtualFlipDue = nil
+            lastFlip = max(due, now - 1 / refreshRate)
+            flips += 1
+            return true
+        }
         guard let flip = try scanout.handlePageFlipEvents() else { return false }
         lastFlip = flip.time > 0 ? flip.time : monotonicNow()
         flips += 1
@@ -121,10 +158,45 @@ final class DRMOutput: VideoOutput {
     }
 
     func setDisplayPower(_ on: Bool) throws {
+        // No sink: nothing to power; the modeset when it comes back powers it on.
+        if isScreenLost { return }
         try scanout.setDisplayPower(on)
         // No page flips while off: the vblank clock runs on from now (`vblankPassed`).
         if !on { lastFlip = monotonicNow() }
         log.info(on ? "display power on: the next frame sets the mode" : "display power off: CRTC \(scanout.crtcID) \(scanout.usesAtomic ? "ACTIVE=0" : "DPMS Off")")
+    }
+
+    // MARK: - Hot-plug
+
+    var connectorName: String { scanout.connector.name }
+    var connectorID: UInt32 { scanout.connector.id }
+    var mode: Mode { scanout.mode }
+    var screenConnection: ScreenConnection? { isScreenLost ? .disconnected(connector: connectorName) : .connected(connector: connectorName) }
+
+    /// The connectors of the card: probed (`probe`: EDID read, after a uevent) or as the kernel
+    /// last knew them (the slow poll).
+    func readConnectors(probe: Bool) throws -> [Connector] { try device.connectors(probe: probe) }
+
+    /// Stops flipping to the connector (`Scanout.connectorLost`: a pending flip waited for 0.1 s at
+    /// most, the CRTC deactivated). A flip that was pending completes at the next vblank instead.
+    func screenLost() {
+        guard !isScreenLost else { return }
+        let hadFlip = scanout.isFlipPending
+        if let error = scanout.connectorLost() {
+            log.warning("\(connectorName): the CRTC could not be switched off after the sink went away: \(error)")
+        }
+        isScreenLost = true
+        if hadFlip && !scanout.isFlipPending { virtualFlipDue = vblankTime(atOrAfter: monotonicNow()) }
+    }
+
+    /// Sets the mode again on the connector (`Scanout.reconnect`: properties read again, a new mode
+    /// blob, TEST_ONLY); the next `flip()` is the modeset. A driven connector (a mode change) is
+    /// taken off first. On an error the screen stays lost.
+    func reconnect(to connector: Connector, mode: Mode) throws {
+        screenLost()
+        try scanout.reconnect(to: connector, mode: mode)
+        isScreenLost = false
+        reconnectedAt = monotonicNow()
     }
 
     func close() {

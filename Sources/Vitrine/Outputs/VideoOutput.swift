@@ -63,10 +63,21 @@ protocol VideoOutput: AnyObject {
     /// switch; the recording keeps the black picture.
     /// - Throws: the output's errors (`DRMError`).
     func setDisplayPower(_ on: Bool) throws
+    /// The connector and whether a sink is connected to it (`DRMOutput`: `.disconnected` while a
+    /// hot-plugged screen is gone); nil for an output with no connector (headless).
+    var screenConnection: ScreenConnection? { get }
 }
 
 extension VideoOutput {
     func setDisplayPower(_ on: Bool) throws {}
+    var screenConnection: ScreenConnection? { nil }
+
+    /// False while the output's sink is gone (`screenConnection`): the watchdog then counts no
+    /// flips, as while the display is off by schedule.
+    var isScreenConnected: Bool {
+        if case .disconnected? = screenConnection { return false }
+        return true
+    }
 
     /// A copy of the picture on screen (screenshots), or nil before the first frame.
     func frontBufferCopy() -> ImageBuffer? {

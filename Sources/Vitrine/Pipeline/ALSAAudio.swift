@@ -42,7 +42,10 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
     /// faster than the device's rate), and the corrections by skipping or by silence so far.
     let correctionPPM = Atomic<Int>(0)
     let hardCorrections = Atomic<Int>(0)
-    private let done = NSCondition()
+    /// A write failed and the thread ended (the device went away): the owner closes it (`stop()`).
+    var hasFailed: Bool { writeFailed.load(ordering: .relaxed) }
+    private let writeFailed = Atomic<Bool>(false)
+        private let done = NSCondition()
     private var finished = false
 
     init(device name: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int, configText: String?, log: Logger) throws {
@@ -100,10 +103,12 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         running.store(true, ordering: .relaxed)
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
-        let t = Thread { [self] in
+        // With the caller's fault plan (debug builds: tests make `snd_pcm_writei` fail here).
+        nonisolated(unsafe) let timeline = timeline
+        let t = Thread(block: FaultInjection.propagating { [self] in
             play(period: period, periodTime: periodTime, timeline: timeline)
             done.lock(); finished = true; done.broadcast(); done.unlock()
-        }
+        })
         t.name = "alsa"
         thread = t
         t.start()
@@ -151,7 +156,10 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
             do {
                 _ = try device.write(samples)
             } catch {
-                log.error("audio write failed: \(error)")
+                // A device that went away (HDMI audio with its screen: ENODEV, EBADFD, EIO): the thread
+                // ends, and the engine closes it and opens the device again (`PlaybackEngine.reopenAudio`).
+                log.error("audio write failed: \(error); the sound thread ends (on a screen the device is opened again every 5 s)")
+                writeFailed.store(true, ordering: .relaxed)
                 break
             }
             var d = device.delay()

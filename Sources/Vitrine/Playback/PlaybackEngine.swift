@@ -559,6 +559,14 @@ public final class PlaybackEngine: ActionPerformer {
     /// Opens a sound device that was missing (every 5 s on a real screen), and with none on a real
     /// clock consumes the items' audio in step with it (or decoders block on full audio queues).
     private func keepSoundDevice(at position: Double, hostTime: Double) {
+        // A device that went away mid-play (HDMI audio with its screen): closed; opened again below, every 5 s.
+        if let a = audio, a.hasFailed, reopenAudio != nil {
+            a.stop()
+            audio = nil
+            clock.resynchronize()
+            nextAudioAttempt = hostTime + 1
+            log.warning("sound device lost: playing on without sound, opening it again every 5 s")
+        }
         if audio == nil && !output.isVirtual && !presenter.displayOff, let reopen = reopenAudio, hostTime >= nextAudioAttempt {
             nextAudioAttempt = hostTime + 5
             if let a = reopen() {

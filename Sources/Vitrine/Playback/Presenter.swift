@@ -49,7 +49,7 @@ final class Presenter {
     /// Whether the clock is virtual and waits for decoders (headless, as fast as possible, no sound
     /// device): recordings and snapshots are then exact and repeatable.
     let deterministic: Bool
-    private let watchdog: WatchdogFeeder
+    let watchdog: WatchdogFeeder
 
     /// The flip-timeout policy: a page flip still pending after `flipWarning` seconds is logged (the
     /// display stalls), and one pending after `flipLimit` seconds ends the run with
@@ -206,7 +206,8 @@ final class Presenter {
         } else {
             watchdog.progressed(at: p.now)
         }
-        if outputPoweredOff { watchdog.screenOff(at: p.now) } else { watchdog.flips(output.completedFlips, at: p.now) }
+        // Off by schedule, or no sink connected (hot-plug): no flips expected, none is a fault.
+        if outputPoweredOff || !output.isScreenConnected { watchdog.screenOff(at: p.now) } else { watchdog.flips(output.completedFlips, at: p.now) }
         // Off by schedule: once the black picture is on screen, the output powers off.
         if displayOff && !outputPoweredOff && drawn == .dark && !output.isFlipPending {
             do {
@@ -484,6 +485,26 @@ final class Presenter {
             try flipped(p)
         } catch {
             stopDriver(error)
+        }
+    }
+
+    /// The output's screen went away or came back (hot-plug, `DRMOutput`): a flip waited for may
+    /// now complete at a time (`flipDeadline`) rather than on a device event, and the next vblank
+    /// redraws (a screen that came back shows the picture the timeline is at with its modeset).
+    /// `status` goes to systemd's STATUS line.
+    func outputChanged(status: String) {
+        watchdog.status(status)
+        lastPresent = -.infinity
+        guard let d = driver else { return }
+        switch d.phase {
+        case .flip:
+            if let due = output.flipDeadline {
+                driver!.deadline = reschedule(driver!.deadline, at: due) { [unowned self] in flipEvent() }
+            }
+        case .still:
+            wake()
+        default:
+            break
         }
     }
 

@@ -52,6 +52,9 @@ final class WatchdogFeeder {
         if now - lastProgress < stallLimit && now - lastPing >= 0.5 { ping(at: now) }
     }
 
+    /// systemd's `STATUS=` line, e.g. "no screen connected (HDMI-A-1); playing on".
+    func status(_ text: String) { notifier.status(text) }
+
     /// `WATCHDOG=1`.
     private func ping(at now: Double) {
         notifier.watchdog()

@@ -60,6 +60,7 @@ class QEMU:
         self.serial = os.path.join(out, "serial.log")
         self.wav = os.path.join(out, "audio.wav")
         self.proc = self.qmp = self.agent = self.tmp = None
+        self.dbus = self.dbus_address = None
         self.t0 = None
         self._log = None
 
@@ -103,6 +104,11 @@ class QEMU:
             if self.res:
                 w, h = self.res.lower().split("x")
                 dev += f",xres={int(w)},yres={int(h)}"
+            heads = os.environ.get("VITRINE_VM_GPU_HEADS")
+            if self.gpu == "virtio" and heads:
+                # virtio-gpu's heads (connectors Virtual-1 … Virtual-N); QEMU enables only the first
+                # until a UI turns another on, so the others read disconnected (checks/79_hotplug.py).
+                dev += f",max_outputs={int(heads)}"
             if self.gpu == "bochs" and self.firmware is None:
                 # Without its option ROM: SeaBIOS would print its banner on the screen, which is
                 # firmware, not the guest's console (direct kernel boot needs no video BIOS).
@@ -126,8 +132,33 @@ class QEMU:
                   "-device", "virtio-serial-pci",
                   "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"]
         q += ["-qmp", f"unix:{sockets}/qmp.sock,server=on,wait=off",
-              "-serial", f"file:{self.serial}", "-monitor", "none", "-display", "none", "-no-reboot"]
+              "-serial", f"file:{self.serial}", "-monitor", "none", "-display", self.display(sockets), "-no-reboot"]
         return q + self.extra
+
+    def display(self, sockets):
+        """`none`; with VITRINE_VM_DISPLAY_DBUS=1, QEMU's D-Bus display on a private bus in
+        `sockets` (`dbus_address`), so a check can play the monitor: `set_ui_info` (a size of 0
+        turns a virtio-gpu head off, as a TV switched off; the guest sees a real hot-plug)."""
+        if not os.environ.get("VITRINE_VM_DISPLAY_DBUS"):
+            return "none"
+        self.dbus_address = f"unix:path={sockets}/dbus.sock"
+        return f"dbus,addr={self.dbus_address}"
+
+    def set_ui_info(self, width, height, console=0):
+        """org.qemu.Display1.Console.SetUIInfo on the D-Bus display (width_mm 160, height_mm 90,
+        xoff 0, yoff 0, width, height): the monitor's size, as a UI window's; 0x0 disables a
+        virtio-gpu head.
+        Returns gdbus's (exit code, output)."""
+        if not self.dbus_address:
+            raise RuntimeError("no D-Bus display (VITRINE_VM_DISPLAY_DBUS=1)")
+        argv = ["gdbus", "call", "--address", self.dbus_address, "--dest", "org.qemu",
+                "--object-path", f"/org/qemu/Display1/Console_{console}",
+                "--method", "org.qemu.Display1.Console.SetUIInfo",
+                # Nonzero millimetres: QEMU ignores a UI info equal to the one it holds, and the
+                # one it starts with is all zeros (so a first 0x0 would change nothing).
+                "160", "90", "0", "0", str(int(width)), str(int(height))]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+        return r.returncode, (r.stdout + r.stderr).strip()
 
     # ------------------------------------------------------------ the process
     def start(self, paused=False):
@@ -136,6 +167,14 @@ class QEMU:
         os.makedirs(self.out, exist_ok=True)
         self.tmp = tempfile.mkdtemp(prefix="vitrine-vm-")
         q = self.command(self.tmp) + (["-S"] if paused else [])
+        if self.dbus_address:
+            # A private bus for the D-Bus display (QEMU connects to it as a client at start).
+            self.dbus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile",
+                                          f"--address={self.dbus_address}"],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            end = time.monotonic() + 10
+            while not os.path.exists(self.dbus_address.split("=", 1)[1]) and time.monotonic() < end:
+                time.sleep(0.05)
         with open(os.path.join(self.out, "qemu-cmd.txt"), "w") as f:
             f.write(" ".join(q) + "\n")
         self._log = open(os.path.join(self.out, "qemu.log"), "wb")
@@ -185,7 +224,14 @@ class QEMU:
             self.wait(5)
 
     def close(self):
-        """Closes the sockets and removes their folder (QEMU should be gone)."""
+        """Closes the sockets and removes their folder (QEMU should be gone); ends the D-Bus display's
+        bus daemon this object started, by its PID."""
+        if self.dbus is not None and self.dbus.poll() is None:
+            self.dbus.terminate()
+            try:
+                self.dbus.wait(5)
+            except subprocess.TimeoutExpired:
+                self.dbus.kill()
         if self.qmp:
             self.qmp.close()
         if self.agent:
