@@ -382,6 +382,13 @@ public final class Scanout {
             return
         }
         if pending != nil { _ = try waitForPageFlip(timeout: Self.flipTimeout) }
+        try switchCRTCOff()
+        pending = nil
+        isPoweredOff = true
+    }
+
+    /// The CRTC off: atomic `ACTIVE` = 0 (a blocking modeset commit), or the connector's legacy `DPMS` off.
+    private func switchCRTCOff() throws(DRMError) {
         if let atomic {
             let request = try AtomicRequest()
             try request.add(object: crtcID, property: atomic.crtc.active, value: 0)
@@ -389,8 +396,6 @@ public final class Scanout {
         } else {
             try setLegacyDPMS(3)
         }
-        pending = nil
-        isPoweredOff = true
     }
 
     /// Sets the connector's legacy `DPMS` enum property (0 On … 3 Off).
@@ -425,13 +430,7 @@ public final class Scanout {
         var failure: DRMError?
         if hasTakenOver && !isPoweredOff {
             do {
-                if let atomic {
-                    let request = try AtomicRequest()
-                    try request.add(object: crtcID, property: atomic.crtc.active, value: 0)
-                    try request.commit(fd: fd, mode: .blocking, allowModeset: true, pageFlipEvent: false, userData: nil)
-                } else {
-                    try setLegacyDPMS(3)
-                }
+                try switchCRTCOff()
             } catch {
                 failure = error
             }

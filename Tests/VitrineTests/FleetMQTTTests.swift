@@ -64,6 +64,9 @@ struct FleetMQTTTests {
             usleep(200_000)
         }
         let s = try #require(status, "no retained status with an item within 20 s: \(player.outputSoFar)")
+        // The item is "now playing" before its first frame is on screen: on a loaded machine the
+        // frame can come a while after it (the status below counts presented frames).
+        #expect(player.waitForLine(containing: "first frame on screen", timeout: .seconds(20)) != nil)
         #expect(s["online"] == .bool(true))
         #expect(s["box"]?.stringValue == "b1")
         #expect(s["site"]?.stringValue == "t")
