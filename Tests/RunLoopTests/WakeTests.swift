@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RunLoop
+import SystemSupport
 
 /// The eventfd wake-up: other threads reaching the loop.
 @Suite("eventfd wake-ups")
@@ -48,6 +49,9 @@ struct WakeTests {
         let thread = Thread { accepted.append(waker.requestStop()) }
         thread.start()
         try loop.run()
+        // run() may return before the other thread has recorded what requestStop() returned.
+        let deadline = MonotonicClock.seconds() + 5
+        while accepted.all.isEmpty && MonotonicClock.seconds() < deadline { usleep(1000) }
         #expect(accepted.all == [true], "the stop from another thread was accepted and ended run()")
         // run() can be entered again, and returns on the next stop.
         #expect(waker.requestStop())
