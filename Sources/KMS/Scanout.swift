@@ -372,7 +372,6 @@ public final class Scanout {
     /// the property semantics are the kernel's "KMS properties" (`ACTIVE`, `DPMS`) documentation.
     public func setDisplayPower(_ on: Bool) throws(DRMError) {
         guard hasTakenOver || isPoweredOff, on == isPoweredOff else { return }
-        let fd = fd
         if on {
             if atomic == nil {
                 try setLegacyDPMS(0)

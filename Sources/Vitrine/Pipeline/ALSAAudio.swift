@@ -39,9 +39,8 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
     /// fast (negative: slow). Set before `start`.
     var emulatedDriftPPM = 0.0
     /// The stretch applied to the last period, parts per million (positive: catalog audio consumed
-    /// faster than the device's rate), and the corrections by skipping or by silence so far.
+    /// faster than the device's rate; 0 after a correction by skipping or by silence).
     let correctionPPM = Atomic<Int>(0)
-    let hardCorrections = Atomic<Int>(0)
     /// A write failed and the thread ended (the device went away): the owner closes it (`stop()`).
     var hasFailed: Bool { writeFailed.load(ordering: .relaxed) }
     private let writeFailed = Atomic<Bool>(false)
@@ -185,7 +184,6 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
                 let error = catalogTime(at: t) - wall.catalogTime(atMonotonic: t)
                 take = period
                 if abs(error) > Self.hardLimit {
-                    hardCorrections.add(1, ordering: .relaxed)
                     stretchCarry = 0
                     drift = 0
                     let n = Int((abs(error) * Double(format.sampleRate)).rounded())

@@ -630,11 +630,10 @@ public final class PlaybackEngine: ActionPerformer {
     /// After each vblank of a synchronised catalog: a wall-clock step (NTP, an administrator) moves
     /// the cycle, so playback rejoins it at the slot the clock now says; an entry found off its slot
     /// for over a second (which nothing should cause) is rejoined too. Catalog time never goes back:
-    /// a step moves it on by the step's fraction of a second (`SyncLock.rebase`).
+    /// a step moves it on by the step's fraction of a second (`SyncLock.checkForStep`).
     func keepInStep() {
         guard let sync, queue.state == .playing else { return }
         if let step = sync.checkForStep() {
-            sync.rebase(keeping: clock.position, step: step)
             timeline.setSync(sync.placement)
             log.warning(String(format: "the wall clock stepped by %+.3f s: rejoining the cycle", step))
             rejoin()

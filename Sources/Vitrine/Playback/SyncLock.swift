@@ -117,8 +117,9 @@ final class SyncLock {
     func sinceEpoch(catalog c: Double) -> Double { Double(base) + c }
 
     /// Reads the clocks' offset again; returns the step in seconds (wall clock forwards is positive)
-    /// when it moved by more than `stepThreshold`, and adopts it, keeping catalog time where it is
-    /// (`base` moves by the step's whole seconds and the offset keeps the rest); nil otherwise.
+    /// when it moved by more than `stepThreshold`, and adopts it; nil otherwise. Catalog time never
+    /// goes back: `base` moves by the step's whole seconds (rounded down), so catalog time moves on by
+    /// the rest, under a second, and the caller rejoins the cycle at the slot the clock now says.
     func checkForStep() -> Double? {
         let now = Self.readOffset()
         let step = now - offsetNanoseconds
@@ -127,17 +128,12 @@ final class SyncLock {
         guard let earlier = suspectedStep, abs(Double(now - earlier)) / 1e9 < 0.001 else { suspectedStep = now; return nil }
         suspectedStep = nil
         offsetNanoseconds = now
-        return Double(step) / 1e9
+        let seconds = Double(step) / 1e9
+        base += Int64(seconds.rounded(.down))
+        return seconds
     }
     /// An offset that differed by more than `stepThreshold` at the last reading.
     private var suspectedStep: Int64?
-
-    /// After a step: catalog time `c` (now) continues from where it was, and the wall clock's new
-    /// reading says which slot plays (the caller rejoins the cycle). `base` changes by the step's
-    /// whole seconds; catalog time moves by the rest, at most a second.
-    func rebase(keeping c: Double, step: Double) {
-        base += Int64(step.rounded(.down))
-    }
 
     /// The wall clock less the monotonic clock, from a pair of readings taken together.
     /// The pair whose wall-clock reads are nearest each other of up to 4 tries (under 20 µs apart:
