@@ -69,8 +69,18 @@ public final class KMSDevice: Sendable {
     /// - Throws: `DRMError` from `open` (`ENOENT`, `EACCES`: the user is not in the `video` group)
     ///   or from `drmGetVersion` (the file is not a DRM device).
     /// The corresponding C functions are `open`, `drmSetClientCap`, `drmGetCap` and `drmGetVersion`.
-    public init(path: String) throws(DRMError) {
+    public convenience init(path: String) throws(DRMError) {
         let fd = try DRMCall.check("open \(path)") { open(path, O_RDWR | O_CLOEXEC) }
+        try self.init(fileDescriptor: fd, path: path, lessor: nil)
+    }
+
+    /// The device this one is a lease of (`lease(connector:crtc:plane:)`), kept alive with it: a
+    /// lease ends when its lessor's file closes.
+    public let lessor: KMSDevice?
+
+    /// Takes ownership of `fd` (closed on error and in `deinit`).
+    private init(fileDescriptor fd: Int32, path: String, lessor: KMSDevice?) throws(DRMError) {
+        self.lessor = lessor
         let version: UnsafeMutablePointer<drmVersion>
         do {
             version = try DRMCall.pointer("drmGetVersion \(path)") { drmGetVersion(fd) }
@@ -114,6 +124,32 @@ public final class KMSDevice: Sendable {
     deinit {
         close(fileDescriptor)
     }
+
+    /// Leases one connector, its CRTC and the CRTC's primary plane to a new DRM file: a device of
+    /// its own that sees only those objects, sets their mode and gets their page-flip events, while
+    /// this one (the lessor, which must be DRM master) keeps the rest. Two outputs of one process
+    /// each drive a lease, so each has its own event queue and its own modesets, and one failing
+    /// leaves the other's objects alone. The lease ends when the returned device is released (its
+    /// file closes); the lessor's file must stay open as long (the lessee holds it).
+    ///
+    /// - Parameters: the objects' ids (`Connector.id`, a CRTC id of `resources().crtcs`, a primary
+    ///   `Plane.id`; no plane on a driver without universal planes: the kernel adds the CRTC's own).
+    /// - Throws: `DRMError` from `drmModeCreateLease`: `EACCES` when this file is not master,
+    ///   `EBUSY` when an object is leased already, `EINVAL` for an object of another kind.
+    /// The corresponding C function is `drmModeCreateLease` (the kernel's drm_lease.c).
+    public func lease(connector: UInt32, crtc: UInt32, plane: UInt32?) throws(DRMError) -> KMSDevice {
+        var objects = [connector, crtc]
+        if let plane { objects.append(plane) }
+        var lesseeID: UInt32 = 0
+        let fd = fd
+        let leaseFD = try DRMCall.check("drmModeCreateLease(connector \(connector), CRTC \(crtc)\(plane.map { ", plane \($0)" } ?? ""))") {
+            objects.withUnsafeBufferPointer { drmModeCreateLease(fd, $0.baseAddress, Int32($0.count), O_CLOEXEC, &lesseeID) }
+        }
+        return try KMSDevice(fileDescriptor: leaseFD, path: path, lessor: self)
+    }
+
+    /// Whether this device is a lease (`lease(connector:crtc:plane:)`) rather than the card itself.
+    public var isLease: Bool { lessor != nil }
 
     /// Whether this open file is the DRM master, the client allowed to set modes and flip pages.
     /// The first process to open a card becomes master; a running compositor holds it.

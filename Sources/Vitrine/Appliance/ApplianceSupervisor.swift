@@ -95,6 +95,35 @@ public final class ApplianceSupervisor {
             }
         }
         defer { _ = playerLock }
+        // Two or more screens (config `outputs`): the card is held as the lessor, each screen plays on
+        // a lease of its own; this thread plays the first, `SecondaryScreens` the others.
+        var secondary: SecondaryScreens?
+        if options.outputs.count >= 2 && usesDRM {
+            do {
+                let lessor = try DRMLessor(card: options.card)
+                let first = options.outputs[0]
+                options.lessor = lessor
+                options.connector = first.connector
+                options.playlist = first.playlist
+                options.wall = first.wall ?? options.wall
+                options.outputMode = first.mode
+                log.info("\(options.outputs.count) outputs on \(lessor.card.path): " + options.outputs.map {
+                    "\($0.connector) (\($0.playlist.map { "playlist \($0)" } ?? "the catalog"))"
+                }.joined(separator: ", "))
+                secondary = SecondaryScreens(outputs: Array(options.outputs.dropFirst()), source: source, options: options,
+                                             eventLog: eventLog, log: log.child("screen"))
+                secondary?.start()
+            } catch {
+                log.error("outputs: \(error); playing one screen, the first output's")
+                options.connector = options.outputs[0].connector
+            }
+        }
+        defer {
+            if let secondary {
+                if !Player.stopRequested { Player.requestStop() }
+                secondary.join()
+            }
+        }
         var firstLook = true
         while true {
             // The DRM screen: a box booted with the TV off waits for it (watchdog fed, READY=1 said).

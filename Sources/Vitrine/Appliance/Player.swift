@@ -31,12 +31,12 @@ public final class Player {
     ///   - slateMessage: when set, the run shows the slate with this text instead of the playlist (an
     ///     invalid manifest still gets a screen that says why).
     public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: SlateMessage? = nil) {
-        self.manifest = manifest
+        self.manifest = manifest.forOutput(playlist: options.playlist, log: log)
         self.catalogDirectory = catalogDirectory
         self.options = options
         self.log = log
-        let (wall, wallProblems) = VideoWall.merge(catalog: manifest.display.wall, config: options.wall)
-        var display = manifest.display
+        let (wall, wallProblems) = VideoWall.merge(catalog: self.manifest.display.wall, config: options.wall)
+        var display = self.manifest.display
         display.wall = wall
         self.display = display
         if !wallProblems.isEmpty {
@@ -140,7 +140,7 @@ public final class Player {
         let scheduled = ScheduledPlayback(director: ScheduleDirector(manifest: manifest, zone: zone,
                                                                      madeAt: Self.madeAt(catalogDirectory)),
                                           engine: engine, virtualClockStart: clockStart, log: log.child("schedule"))
-        let cec = CECPower(enabled: options.cecEnabled, port: options.cecPort, log: log.child("cec"))
+        let cec = CECPower(enabled: options.cecEnabled && !options.isSecondaryOutput, port: options.cecPort, log: log.child("cec"))
         scheduled.onPowerChange = { cec.set(on: $0) }
         let runEventLog = try eventLog ?? options.eventsPath.map({ try EventLog(path: $0) })
         if let runEventLog {
@@ -162,6 +162,7 @@ public final class Player {
         if !output.isVirtual && (options.audioDevice ?? manifest.audio.device) != "none" {
             engine.reopenAudio = { [self] in self.makeAudio(quiet: true) }
         }
+        engine.presenter.watchdog.isSilent = options.isSecondaryOutput
         importer?.banner = engine.statusBanner
         configureEngine?(engine)
 
@@ -220,7 +221,7 @@ public final class Player {
             handles.append(try loop.handleSignals(Self.stopSignals) { signal in stopNow("\(signal)") })
         }
         // Touch, pointer and keys from libinput's seat, on a real screen.
-        let seat = output.isVirtual ? nil : SeatInput(log: log.child("input"))
+        let seat = output.isVirtual || options.isSecondaryOutput ? nil : SeatInput(log: log.child("input"))
         var inputWatch: IORegistration?
         defer { inputWatch?.cancel() }
         if let seat {
@@ -387,7 +388,7 @@ public final class Player {
         // Absolute, or the engine would take a relative `--library` folder as relative to the old catalog.
         let directory = ((next.directory.hasPrefix("/") ? next.directory
             : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(next.directory)) as NSString).standardizingPath
-        let m = next.manifest.withAbsolutePaths(in: directory)
+        let m = next.manifest.forOutput(playlist: options.playlist, log: log).withAbsolutePaths(in: directory)
         guard !m.playlist.isEmpty else { return }
         scheduled.adopt(ScheduleDirector(manifest: m, zone: scheduleZone(for: m), madeAt: Self.madeAt(directory)),
                         immediate: next.immediate)
@@ -475,7 +476,8 @@ public final class Player {
         switch kind {
         case .drm:
             do {
-                return try DRMOutput(card: options.card, mode: manifest.display.mode, connector: options.connector, log: log.child("kms"))
+                return try DRMOutput(card: options.card, mode: options.outputMode ?? manifest.display.mode, connector: options.connector,
+                                     lessor: options.lessor, log: log.child(options.lessor == nil ? "kms" : "kms \(options.connector ?? "")"))
             } catch {
                 throw PlayerError.deviceUnavailable("DRM/KMS: \(error)")
             }

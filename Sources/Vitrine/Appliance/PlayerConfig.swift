@@ -25,6 +25,10 @@ public struct PlayerConfig: Sendable, Equatable {
     public var library = "/var/lib/vitrine"
     public var output: RunOptions.OutputKind = .auto
     public var connector: String?
+    /// Two or more screens on the card (`outputs`: `[{"connector": "HDMI-A-1"}, {"connector":
+    /// "HDMI-A-2", "playlist": "menu", "wall": {...}}]`), each on a DRM lease of its own. Empty: one
+    /// screen, `connector`'s.
+    public var outputs: [OutputSettings] = []
     /// Overrides every manifest's `audio.device` when set.
     public var audioDevice: String?
     /// ALSA period size in frames.
@@ -91,6 +95,10 @@ public struct PlayerConfig: Sendable, Equatable {
                     if let k = RunOptions.OutputKind(rawValue: s) { output = k } else { problems.append("output: expected auto, drm or headless") }
                 }
             case "connector": connector = string(value, key)
+            case "outputs":
+                let (list, found) = OutputSettings.parseList(value, at: key)
+                problems += found
+                outputs = list
             case "input":
                 guard case let .object(inner) = value else { problems.append("input: expected an object"); continue }
                 for (k, v) in inner {
@@ -310,6 +318,7 @@ public struct PlayerConfig: Sendable, Equatable {
         o.cecPort = cecPort
         o.timezone = timezone
         o.wall = wall
+        o.outputs = outputs
     }
 }
 

@@ -29,6 +29,18 @@ public struct RunOptions: Sendable {
     public var headlessRefresh = 30.0
     /// DRM: connector name (e.g. `HDMI-A-1`); nil picks the first connected one.
     public var connector: String?
+    /// The config's `outputs`: two or more screens, each with its own run (`ScreenOutputs`).
+    public var outputs: [OutputSettings] = []
+    /// The named playlist of the catalog this run plays (an output's `playlist`) instead of its
+    /// `playlist` and schedule; nil: the catalog as it is.
+    public var playlist: String?
+    /// An output's `mode`, over the catalog's `display.mode` on the DRM screen; nil: the catalog's.
+    public var outputMode: DisplayModeRequest?
+    /// The card's lessor when the box drives several outputs: the run's DRM output is a lease of it.
+    public var lessor: DRMLessor?
+    /// The run of a second screen (`outputs[1...]`): no sound (the first screen's run has the card),
+    /// no touch seat, no HDMI-CEC, and nothing said to systemd (the first screen feeds the watchdog).
+    public var isSecondaryOutput = false
     /// DRM device path; nil picks the first `/dev/dri/card*`.
     public var card: String?
     /// ALSA: override the manifest's `audio.device`; `none` disables audio output.

@@ -41,12 +41,20 @@ final class DRMOutput: VideoOutput, HotplugScreen {
     /// True when a `/dev/dri/card*` node exists.
     static var isAvailable: Bool { !KMSDevice.cardPaths().isEmpty }
 
-    init(card: String?, mode: DisplayModeRequest, connector: String?, log: Logger) throws {
-        guard let path = card ?? KMSDevice.cardPaths().first else {
-            throw DRMOutputError.noDevice
+    /// - Parameter lessor: with several outputs, the card's lessor: the output drives a lease of
+    ///   `connector`, its CRTC and primary plane (`DRMLessor.lease`), and sees nothing else.
+    init(card: String?, mode: DisplayModeRequest, connector: String?, lessor: DRMLessor? = nil, log: Logger) throws {
+        if let lessor, let connector {
+            device = try lessor.lease(connector: connector, log: log)
+            cardPath = lessor.card.path
+        } else {
+            guard let path = card ?? KMSDevice.cardPaths().first else {
+                throw DRMOutputError.noDevice
+            }
+            device = try KMSDevice(path: path)
+            cardPath = path
         }
-        device = try KMSDevice(path: path)
-        cardPath = path
+        let path = cardPath
         let request: ModeRequest
         switch mode {
         case .preferred: request = .preferred

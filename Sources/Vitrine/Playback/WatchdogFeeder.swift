@@ -20,6 +20,9 @@ final class WatchdogFeeder {
     private var announced = false
     /// Pings sent so far.
     private(set) var pings = 0
+    /// Sends nothing to systemd: the run of a second screen (`RunOptions.isSecondaryOutput`), so that
+    /// only the first screen's flips feed the watchdog and set `STATUS=`.
+    var isSilent = false
 
     init(notifier: ServiceNotifier = ServiceNotifier(), now: Double) {
         self.notifier = notifier
@@ -31,7 +34,7 @@ final class WatchdogFeeder {
     func firstFrame() {
         guard !announced else { return }
         announced = true
-        notifier.ready(status: "playing")
+        if !isSilent { notifier.ready(status: "playing") }
     }
 
     /// Playback made progress at `now`.
@@ -53,11 +56,11 @@ final class WatchdogFeeder {
     }
 
     /// systemd's `STATUS=` line, e.g. "no screen connected (HDMI-A-1); playing on".
-    func status(_ text: String) { notifier.status(text) }
+    func status(_ text: String) { if !isSilent { notifier.status(text) } }
 
     /// `WATCHDOG=1`.
     private func ping(at now: Double) {
-        notifier.watchdog()
+        if !isSilent { notifier.watchdog() }
         lastPing = now
         pings += 1
     }

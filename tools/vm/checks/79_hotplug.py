@@ -130,7 +130,7 @@ def run(vm):
     heads = [n for n in names if not n.startswith("card0-Writeback")]
     vm.result("hotplug-heads", len(heads) >= 1,
               f"{len(heads)} connector(s) on card0: {', '.join(f'{n} {s}' for n, s in names.items())} "
-              f"(virtio-gpu-pci max_outputs={os.environ.get('VITRINE_VM_GPU_HEADS') or 'default (1)'}: "
+              f"(virtio-gpu-pci max_outputs={os.environ.get('VITRINE_VM_GPU_HEADS', '2')}: "
               "VITRINE_VM_GPU_HEADS=N sets it)")
     connected = [n for n, s in names.items() if s == "connected"]
     if not connected:

@@ -100,14 +100,15 @@ class QEMU:
         q += self.drive + (self.firmware or self.boot) + self.shares
         q += ["-vga", "none"]
         if self.gpu != "none":
-            dev = GPU_DEVICE[self.gpu]
+            dev = GPU_DEVICE[self.gpu] + ",id=gpu0"  # the id QMP's screendump names a head by
             if self.res:
                 w, h = self.res.lower().split("x")
                 dev += f",xres={int(w)},yres={int(h)}"
-            heads = os.environ.get("VITRINE_VM_GPU_HEADS")
+            heads = os.environ.get("VITRINE_VM_GPU_HEADS", "2")
             if self.gpu == "virtio" and heads:
-                # virtio-gpu's heads (connectors Virtual-1 … Virtual-N); QEMU enables only the first
-                # until a UI turns another on, so the others read disconnected (checks/79_hotplug.py).
+                # virtio-gpu's heads (connectors Virtual-1 … Virtual-N; two by default, for the
+                # two-output checks); QEMU enables only the first until a UI turns another on, so
+                # the others read disconnected until forced (checks/79_hotplug.py, 79_outputs.py).
                 dev += f",max_outputs={int(heads)}"
             if self.gpu == "bochs" and self.firmware is None:
                 # Without its option ROM: SeaBIOS would print its banner on the screen, which is

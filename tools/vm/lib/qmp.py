@@ -69,9 +69,15 @@ class QMP:
                     raise QMPError(f"QMP {name}: {r['error'].get('desc', r['error'])}")
                 return r.get("return")
 
-    def screendump(self, path):
-        """The guest's screen as a P6 PPM file at `path` (QEMU writes it)."""
-        self.cmd("screendump", filename=path)
+    def screendump(self, path, device=None, head=None):
+        """The guest's screen as a P6 PPM file at `path` (QEMU writes it); with `device` (a display
+        device's QOM id, lib/qemu.py names the GPU "gpu0") and `head`, that head's console."""
+        args = {"filename": path}
+        if device is not None:
+            args["device"] = device
+        if head is not None:
+            args["head"] = head
+        self.cmd("screendump", **args)
 
     def close(self):
         try:

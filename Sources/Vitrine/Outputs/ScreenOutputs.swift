@@ -1,0 +1,245 @@
+import Foundation
+import Synchronization
+import KMS
+import VitrineCore
+import CatalogStore
+
+/// One screen of a box that drives several (config `outputs`).
+///
+/// ```json
+/// "outputs": [ { "connector": "HDMI-A-1" },
+///              { "connector": "HDMI-A-2", "playlist": "menu" },
+///              { "connector": "DP-1", "wall": { "columns": 2, "rows": 1, "column": 1, "row": 0 } } ]
+/// ```
+/// Each may also set `mode` (`"1280x720@60"`; else the catalog's `display.mode`).
+/// Without `playlist` an output mirrors the catalog (its playlist and schedule); with it, it loops
+/// that named playlist of the catalog's `playlists` (a catalog without it: the catalog's own
+/// playlist, with an error in the log). `wall` is the output's place in a video wall, as the
+/// config's `wall` (key by key over the catalog's `display.wall`).
+public struct OutputSettings: Sendable, Equatable {
+    /// The connector's name, e.g. `HDMI-A-2` (`Connector.named`: `HDMI2` and `hdmi-a-2` match too).
+    public var connector: String
+    /// A name of the catalog's `playlists`; nil: the catalog as it is.
+    public var playlist: String?
+    /// This output's tile of a wall; nil: the config's `wall`.
+    public var wall: WallSettings?
+    /// This output's mode (`"1920x1080@60"`, `"preferred"`, `"highest"`, as the manifest's
+    /// `display.mode`); nil: the catalog's `display.mode`.
+    public var mode: DisplayModeRequest?
+
+    public init(connector: String, playlist: String? = nil, wall: WallSettings? = nil, mode: DisplayModeRequest? = nil) {
+        self.connector = connector
+        self.playlist = playlist
+        self.wall = wall
+        self.mode = mode
+    }
+
+    /// Reads the config's `outputs` array; each problem names its JSON path (`outputs[1].connector`).
+    static func parseList(_ value: JSONValue, at path: String) -> ([OutputSettings], [String]) {
+        if case .null = value { return ([], []) }
+        guard case let .array(items) = value else { return ([], ["\(path): expected an array of outputs, such as [{\"connector\": \"HDMI-A-1\"}, {\"connector\": \"HDMI-A-2\"}]"]) }
+        var list: [OutputSettings] = [], problems: [String] = []
+        for (i, item) in items.enumerated() {
+            let at = "\(path)[\(i)]"
+            guard case let .object(members) = item else { problems.append("\(at): expected an object with a \"connector\""); continue }
+            var connector: String?, playlist: String?, wall: WallSettings?, mode: DisplayModeRequest?
+            for (k, v) in members {
+                switch k {
+                case "connector":
+                    guard case let .string(s) = v, !s.isEmpty else { problems.append("\(at).connector: expected a connector name such as \"HDMI-A-1\""); continue }
+                    connector = s
+                case "playlist":
+                    if case .null = v { continue }
+                    guard case let .string(s) = v, !s.isEmpty else { problems.append("\(at).playlist: expected the name of one of the catalog's playlists, or null"); continue }
+                    playlist = s
+                case "mode":
+                    guard case let .string(text) = v, let m = DisplayModeRequest(parsing: text) else {
+                        problems.append("\(at).mode: expected \"WxH@Hz\", \"preferred\" or \"highest\""); continue
+                    }
+                    if let why = m.outOfRange { problems.append("\(at).mode: \(why)"); continue }
+                    mode = m
+                case "wall":
+                    let (settings, found) = WallSettings.parse(v, at: "\(at).wall")
+                    problems += found.map { "\($0.path): \($0.reason)" }
+                    wall = settings
+                default:
+                    problems.append("\(at): unknown field \(JSONPath.quoted(k))")
+                }
+            }
+            guard let connector else {
+                if !problems.contains(where: { $0.hasPrefix("\(at).connector") }) { problems.append("\(at): \"connector\" is required") }
+                continue
+            }
+            if list.contains(where: { $0.connector.lowercased() == connector.lowercased() }) {
+                problems.append("\(at).connector: \(connector) is named twice"); continue
+            }
+            list.append(OutputSettings(connector: connector, playlist: playlist, wall: wall, mode: mode))
+        }
+        if list.count == 1 && problems.isEmpty {
+            problems.append("\(path): one output is the config's \"connector\"; list two or more here")
+        }
+        return (list, problems)
+    }
+}
+
+extension Manifest {
+    /// The catalog as an output with its own `playlist` plays it: that named playlist, looped, with
+    /// no `schedule` (which picks the catalog's playlists by time; `display.power` still applies).
+    /// Nil or an unknown name: the catalog as it is (an unknown name is logged).
+    func forOutput(playlist name: String?, log: Logger) -> Manifest {
+        guard let name else { return self }
+        guard let list = playlists[name], !list.isEmpty else {
+            let have = playlistNames.isEmpty ? "it has none" : "it has " + playlistNames.joined(separator: ", ")
+            log.error("output playlist \(JSONPath.quoted(name)): the catalog has no such playlist (\(have)); this screen plays the catalog's playlist")
+            return self
+        }
+        var m = self
+        m.playlist = list
+        m.schedule = nil
+        m.loop = true
+        return m
+    }
+}
+
+/// The card of a box with several outputs, held open as DRM master for the whole process, and the
+/// leases its outputs drive (`KMSDevice.lease`): each output's run opens a lease of its connector,
+/// a CRTC and that CRTC's primary plane, so the runs set modes and flip pages on their own files,
+/// each with its own page-flip events, and one run failing or restarting touches only its own
+/// objects. A connector keeps the CRTC it was first given, so a run that restarts leases the same.
+public final class DRMLessor: Sendable {
+    /// The card, opened first (the DRM master).
+    public let card: KMSDevice
+    /// Connector name (as configured) → the objects it leases.
+    private let assigned = Mutex<[String: LeaseObjects]>([:])
+
+    /// - Throws: `DRMError` from `open`, or `EACCES` when another process is the card's master (a
+    ///   compositor, another player).
+    public init(card path: String?) throws {
+        guard let path = path ?? KMSDevice.cardPaths().first else { throw DRMOutputError.noDevice }
+        card = try KMSDevice(path: path)
+        guard card.isMaster else {
+            throw DRMError(operation: "lease outputs of \(path)", errno: EACCES, detail: "another process is the card's DRM master")
+        }
+    }
+
+    /// A lease of `connector`'s objects. Throws `DRMError`: see `KMSDevice.leaseObjects` and `lease`
+    /// (`EBUSY` while an earlier lease of the same connector is still open).
+    func lease(connector: String, log: Logger) throws -> KMSDevice {
+        let objects = try assigned.withLock { map throws in
+            if let known = map[connector] { return known }
+            let reserved = Set(map.values.map(\.crtcID))
+            let objects = try card.leaseObjects(connector: connector, reserved: reserved)
+            map[connector] = objects
+            return objects
+        }
+        let device = try card.lease(connector: objects.connectorID, crtc: objects.crtcID, plane: objects.planeID)
+        log.info("\(objects.connectorName): DRM lease of connector \(objects.connectorID), CRTC \(objects.crtcID)\(objects.planeID.map { ", plane \($0)" } ?? "")")
+        return device
+    }
+}
+
+/// Plays the second and further outputs of the config's `outputs`, each on a thread of its own
+/// with its own run loop and `Player` (its own engine, timeline, compositor and vblanks), beside the
+/// supervisor's run of the first. Each run follows the library: when the first output's run takes a
+/// new catalog (a USB stick, a network update), these notice it within a second and take it at
+/// their next item boundary. A run that fails (its connector has no screen, its lease is refused)
+/// is logged and tried again every 5 s; the other outputs play on.
+final class SecondaryScreens: @unchecked Sendable {
+    private let outputs: [OutputSettings]
+    private let source: ApplianceSupervisor.Source
+    private let options: RunOptions
+    private let eventLog: EventLog?
+    private let log: Logger
+    private var threads: [Thread] = []
+    private let finished = Atomic<Int>(0)
+
+    init(outputs: [OutputSettings], source: ApplianceSupervisor.Source, options: RunOptions, eventLog: EventLog?, log: Logger) {
+        self.outputs = outputs
+        self.source = source
+        self.options = options
+        self.eventLog = eventLog
+        self.log = log
+    }
+
+    func start() {
+        for output in outputs {
+            let thread = Thread { [self] in
+                runLoop(output)
+                finished.add(1, ordering: .relaxed)
+            }
+            thread.name = "vitrine-\(output.connector)"
+            threads.append(thread)
+            thread.start()
+        }
+    }
+
+    /// Waits (after a stop request) for the runs to end, at most `timeout` seconds.
+    func join(timeout: Double = 5) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while finished.load(ordering: .relaxed) < threads.count && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    }
+
+    /// The catalog to play now: the library's (current, else previous), or the fixed folder.
+    private func catalog() -> (directory: String, manifest: Manifest)? {
+        let directory: String, path: String
+        switch source {
+        case .library(let library):
+            guard let found = library.resolve().catalog else { return nil }
+            (directory, path) = (found.directory, found.manifestPath)
+        case let .catalog(folder, manifest):
+            (directory, path) = (folder, manifest)
+        }
+        guard let manifest = ManifestParser.load(path: path).manifest
+                ?? FileManager.default.contents(atPath: path).flatMap({ ManifestParser.parse([UInt8]($0), catalogDirectory: nil).manifest }) else { return nil }
+        return (directory, manifest)
+    }
+
+    private func runLoop(_ output: OutputSettings) {
+        let log = log.child(output.connector)
+        var o = options
+        o.connector = output.connector
+        o.playlist = output.playlist
+        o.wall = output.wall ?? options.wall
+        o.outputMode = output.mode
+        o.outputs = []
+        o.isSecondaryOutput = true
+        o.audioDevice = "none"
+        o.recordPath = nil
+        o.snapshotTimes = []
+        o.vblankLogPath = nil
+        while !Player.stopRequested {
+            guard let (directory, manifest) = catalog() else {
+                log.error("no playable catalog for this screen yet; looking again in 5 s")
+                pause(5); continue
+            }
+            let player = Player(manifest: manifest, catalogDirectory: directory, options: o, log: log)
+            player.eventLog = eventLog
+            // The first output's run takes new catalogs; this one follows the library.
+            var lastLook = monotonicNow(), playing = directory
+            player.nextCatalog = { [self] in
+                let now = monotonicNow()
+                guard now - lastLook >= 1 else { return nil }
+                lastLook = now
+                guard let (d, m) = catalog(), d != playing else { return nil }
+                playing = d
+                log.info("following the library's new catalog \(d)")
+                return CatalogSwitch(manifest: m, directory: d, immediate: false)
+            }
+            do {
+                let stats = try player.run()
+                log.info("run ended: \(stats.vblanks) vblanks")
+                if player.endedForDisplayChange || player.endedForScreenChange { continue }
+                if options.duration != nil { return }
+            } catch {
+                log.error("\(error); this screen is tried again in 5 s, the others play on")
+            }
+            pause(5)
+        }
+    }
+
+    /// Sleeps up to `seconds`, less when a stop is asked for.
+    private func pause(_ seconds: Double) {
+        let end = monotonicNow() + seconds
+        while monotonicNow() < end && !Player.stopRequested { Thread.sleep(forTimeInterval: 0.1) }
+    }
+}
