@@ -189,3 +189,6 @@ def run(vm):
         vm.gexec(["systemctl", "start", "vitrine.service"])
         again = vm.shots.wait(lambda s: s.cls == "catalog", vm.now(), 60)
         vm.note(f"vitrine.service started again; catalog on screen {'at %.1f s' % again.t if again else 'not seen'}")
+        # The sound check reads the last seconds before the clean stop, which comes next: let the
+        # restarted service's sound settle first.
+        time.sleep(8)
