@@ -96,22 +96,29 @@ public final class ApplianceSupervisor {
         }
         defer { _ = playerLock }
         // Two or more screens (config `outputs`): the card is held as the lessor, each screen plays on
-        // a lease of its own; this thread plays the first, `SecondaryScreens` the others.
+        // a lease of its own; this thread plays the first, `SecondaryScreens` the others. With
+        // `--output headless` each output has a headless output of its own (what tests drive).
         var secondary: SecondaryScreens?
-        if options.outputs.count >= 2 && usesDRM {
+        if options.outputs.count >= 2 && (usesDRM || options.output == .headless) {
             do {
-                let lessor = try DRMLessor(card: options.card)
                 let first = options.outputs[0]
-                options.lessor = lessor
+                var on = "headless outputs"
+                if usesDRM {
+                    let lessor = try DRMLessor(card: options.card)
+                    options.lessor = lessor
+                    on = lessor.card.path
+                }
                 options.connector = first.connector
                 options.playlist = first.playlist
                 options.wall = first.wall ?? options.wall
                 options.outputMode = first.mode
-                log.info("\(options.outputs.count) outputs on \(lessor.card.path): " + options.outputs.map {
+                let reports = OutputReports(outputs: options.outputs)
+                options.outputReports = reports
+                log.info("\(options.outputs.count) outputs on \(on): " + options.outputs.map {
                     "\($0.connector) (\($0.playlist.map { "playlist \($0)" } ?? "the catalog"))"
                 }.joined(separator: ", "))
                 secondary = SecondaryScreens(outputs: Array(options.outputs.dropFirst()), source: source, options: options,
-                                             eventLog: eventLog, log: log.child("screen"))
+                                             reports: reports, eventLog: eventLog, log: log.child("screen"))
                 secondary?.start()
             } catch {
                 log.error("outputs: \(error); playing one screen, the first output's")

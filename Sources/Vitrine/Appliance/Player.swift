@@ -250,6 +250,9 @@ public final class Player {
             case .failure(let why): return why.description
             }
         }
+        if let others = options.outputReports {
+            control.outputs = (OutputReports.Report(connector: options.connector ?? output.summary, playlist: options.playlist), others)
+        }
         _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog, events: engine.events)
         defer { fleet?.detach(final: Self.stopRequested) }
 
@@ -282,6 +285,7 @@ public final class Player {
         // `--duration S` presents the vblanks in [0, S): at 30 Hz, 2 s is exactly 60 pictures.
         let period = 1 / output.refreshRate
         let duration = options.duration.map { $0 + engine.catalogTime }  // a synchronised catalog's starts on the wall clock
+        var lastOutputsLook = -Double.infinity
         if !Self.stopRequested {
             try engine.presenter.run(on: loop, shouldStop: { [unowned engine] in
                 if stopSignal.load(ordering: .relaxed) { return true }
@@ -289,6 +293,11 @@ public final class Player {
                 return false
             }, stopsAt: { [unowned engine] in duration.map { $0 - period - engine.secondsOff } }, afterVblank: { [self, unowned engine] in
                 onVblank?(monotonicNow())
+                if let others = options.outputReports {
+                    // The other screens' trouble goes on systemd's STATUS line after this one's.
+                    let now = monotonicNow()
+                    if now - lastOutputsLook >= 1 { lastOutputsLook = now; engine.presenter.watchdog.otherOutputs(others.trouble) }
+                }
                 if screenRestart != nil { endedForScreenChange = true; return false }
                 if let apply = pendingDecorations, apply(engine) { pendingDecorations = nil }
                 if let next = reloaded.take() ?? nextCatalog?() ?? importer?.takeSwitchedCatalog().map({
@@ -483,7 +492,7 @@ public final class Player {
             }
         default:
             var w = options.headlessWidth, h = options.headlessHeight, hz = options.headlessRefresh
-            if case let .exact(mw, mh, mr) = manifest.display.mode { w = mw; h = mh; hz = Double(mr) }
+            if case let .exact(mw, mh, mr) = options.outputMode ?? manifest.display.mode { w = mw; h = mh; hz = Double(mr) }
             if let why = DisplayModeRequest.exact(width: w, height: h, refresh: max(1, Int(hz.rounded()))).outOfRange {
                 throw PlayerError.invalidConfiguration("headless output: \(why)")
             }

@@ -13,6 +13,9 @@ final class RunControl: ControlTarget {
     private let requestReload: () -> String?
     /// The catalog folder playing (a library generation, or `--catalog`).
     var catalogDirectory: String
+    /// A box with several screens (config `outputs`): this run's connector and playlist, and the
+    /// other outputs' entries; the status then has `outputs`, this run's entry first.
+    var outputs: (first: OutputReports.Report, others: OutputReports)?
 
     init(engine: PlaybackEngine, scheduled: ScheduledPlayback, importer: ImportService?, catalogDirectory: String,
          reload: @escaping () -> String?) {
@@ -78,6 +81,11 @@ final class RunControl: ControlTarget {
                 s.append(("soundStretchPpm", .int(a.correctionPPM.load(ordering: .relaxed))))
             }
             fields.append(("sync", .object(s)))
+        }
+        if let outputs {
+            var first = outputs.first
+            first.read(engine)
+            fields.append(("outputs", .array([first.json] + outputs.others.others.map(\.json))))
         }
         if let importer {
             fields.append(("importing", .bool(importer.isImporting)))

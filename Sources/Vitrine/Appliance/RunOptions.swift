@@ -38,6 +38,9 @@ public struct RunOptions: Sendable {
     public var outputMode: DisplayModeRequest?
     /// The card's lessor when the box drives several outputs: the run's DRM output is a lease of it.
     public var lessor: DRMLessor?
+    /// Set on the first output's run when the box drives several (`outputs`): the other outputs'
+    /// entries for its status (`OutputReports`).
+    public var outputReports: OutputReports?
     /// The run of a second screen (`outputs[1...]`): no sound (the first screen's run has the card),
     /// no touch seat, no HDMI-CEC, and nothing said to systemd (the first screen feeds the watchdog).
     public var isSecondaryOutput = false

@@ -138,6 +138,89 @@ public final class DRMLessor: Sendable {
     }
 }
 
+/// What each screen of the config's `outputs` is doing, for the status (`vitrine ctl status` and
+/// MQTT's: the `outputs` array, `docs/control.md`). The first output's entry is read from its own
+/// engine when the status is asked for; each further output's run writes its entry here from its
+/// own thread, four times a second while it plays, and when it starts, fails or ends.
+public final class OutputReports: Sendable {
+    /// One output's entry.
+    public struct Report: Sendable, Equatable {
+        /// `starting` (the run is opening its output), the engine's `playing`/`paused`/`stopped`,
+        /// `failed` (the run could not start or ended with an error: `error` says why; tried again
+        /// every 5 s), `waiting` (no playable catalog yet).
+        public var state: String = "starting"
+        public var connector: String
+        /// The output's named playlist; nil: the catalog's own.
+        public var playlist: String?
+        /// `connected` or `disconnected` (the DRM output's sink, hot-plug); nil on the headless output.
+        public var connection: String?
+        /// The item on screen (its manifest `id`) and the position in it, in seconds.
+        public var item: String?
+        public var position: Double?
+        /// The output's mode: pixels and vblanks per second.
+        public var width = 0, height = 0
+        public var refresh = 0.0
+        public var framesPresented = 0, framesDropped = 0, vblanks = 0
+        /// Why the run failed (`state` `failed`).
+        public var error: String?
+
+        public init(connector: String, playlist: String?) {
+            self.connector = connector
+            self.playlist = playlist
+        }
+
+        /// The entry as it stands in `engine` (on the engine's run loop thread).
+        mutating func read(_ engine: PlaybackEngine) {
+            state = engine.playbackState.rawValue
+            connection = engine.output.screenConnection?.statusText
+            item = engine.nowPlaying?.id
+            position = engine.currentTime
+            (width, height, refresh) = (engine.output.width, engine.output.height, engine.output.refreshRate)
+            let stats = engine.stats
+            (framesPresented, framesDropped, vblanks) = (stats.framesPresented, stats.framesDropped, stats.vblanks)
+            error = nil
+        }
+
+        var json: JSONValue {
+            var fields: [(key: String, value: JSONValue)] = [
+                ("connector", .string(connector)), ("playlist", playlist.map { .string($0) } ?? .null),
+                ("state", .string(state)), ("connection", connection.map { .string($0) } ?? .null),
+                ("item", item.map { .string($0) } ?? .null), ("position", position.map { .double($0, digits: 3) } ?? .null),
+                ("width", .int(width)), ("height", .int(height)), ("refresh", .double(refresh, digits: 2)),
+                ("frames", .object([("presented", .int(framesPresented)), ("dropped", .int(framesDropped)), ("vblanks", .int(vblanks))])),
+            ]
+            if let error { fields.append(("error", .string(error))) }
+            return .object(fields)
+        }
+    }
+
+    private let entries: Mutex<[Report]>
+
+    /// One entry per output of `outputs` after the first, in their order.
+    public init(outputs: [OutputSettings]) {
+        entries = Mutex(outputs.dropFirst().map { Report(connector: $0.connector, playlist: $0.playlist) })
+    }
+
+    /// The entries of the second and further outputs, as last written.
+    public var others: [Report] { entries.withLock { $0 } }
+
+    /// What is wrong with the other outputs, for systemd's `STATUS=` line: e.g. "HDMI-A-2: no
+    /// screen connected; DP-1: failed"; nil when each is starting or playing with its screen.
+    public var trouble: String? {
+        let notes = others.compactMap { r -> String? in
+            if r.state == "failed" || r.state == "waiting" { return "\(r.connector): \(r.state == "failed" ? "failed" : "no catalog")" }
+            if r.connection == "disconnected" { return "\(r.connector): no screen connected" }
+            return nil
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// Changes the entry of `outputs[index + 1]`.
+    func update(_ index: Int, _ change: (inout Report) -> Void) {
+        entries.withLock { list in if list.indices.contains(index) { change(&list[index]) } }
+    }
+}
+
 /// Plays the second and further outputs of the config's `outputs`, each on a thread of its own
 /// with its own run loop and `Player` (its own engine, timeline, compositor and vblanks), beside the
 /// supervisor's run of the first. Each run follows the library: when the first output's run takes a
@@ -152,19 +235,29 @@ final class SecondaryScreens: @unchecked Sendable {
     private let log: Logger
     private var threads: [Thread] = []
     private let finished = Atomic<Int>(0)
+    /// Each run's entry for the status, in `outputs`' order.
+    let reports: OutputReports
+    /// `requestStop()` on these runs alone (the player's stop request ends them too).
+    private let stopped = Atomic<Bool>(false)
 
-    init(outputs: [OutputSettings], source: ApplianceSupervisor.Source, options: RunOptions, eventLog: EventLog?, log: Logger) {
+    /// - Parameters:
+    ///   - outputs: the config's `outputs` after the first.
+    ///   - reports: where each run writes its status entry; `OutputReports(outputs:)` of all the
+    ///     outputs (the first included), as `options.outputReports`.
+    init(outputs: [OutputSettings], source: ApplianceSupervisor.Source, options: RunOptions, reports: OutputReports,
+         eventLog: EventLog?, log: Logger) {
         self.outputs = outputs
         self.source = source
         self.options = options
+        self.reports = reports
         self.eventLog = eventLog
         self.log = log
     }
 
     func start() {
-        for output in outputs {
+        for (index, output) in outputs.enumerated() {
             let thread = Thread { [self] in
-                runLoop(output)
+                runLoop(output, index: index)
                 finished.add(1, ordering: .relaxed)
             }
             thread.name = "vitrine-\(output.connector)"
@@ -172,6 +265,11 @@ final class SecondaryScreens: @unchecked Sendable {
             thread.start()
         }
     }
+
+    /// Ends runs that are waiting to be tried again (a running `Player` ends on `Player.requestStop()`).
+    func requestStop() { stopped.store(true, ordering: .relaxed) }
+
+    private var isStopping: Bool { Player.stopRequested || stopped.load(ordering: .relaxed) }
 
     /// Waits (after a stop request) for the runs to end, at most `timeout` seconds.
     func join(timeout: Double = 5) {
@@ -194,7 +292,7 @@ final class SecondaryScreens: @unchecked Sendable {
         return (directory, manifest)
     }
 
-    private func runLoop(_ output: OutputSettings) {
+    private func runLoop(_ output: OutputSettings, index: Int) {
         let log = log.child(output.connector)
         var o = options
         o.connector = output.connector
@@ -202,22 +300,34 @@ final class SecondaryScreens: @unchecked Sendable {
         o.wall = output.wall ?? options.wall
         o.outputMode = output.mode
         o.outputs = []
+        o.outputReports = nil
         o.isSecondaryOutput = true
         o.audioDevice = "none"
         o.recordPath = nil
         o.snapshotTimes = []
         o.vblankLogPath = nil
-        while !Player.stopRequested {
+        func failed(_ state: String, _ why: String) {
+            reports.update(index) { $0.state = state; $0.error = why; $0.item = nil; $0.position = nil }
+        }
+        while !isStopping {
             guard let (directory, manifest) = catalog() else {
                 log.error("no playable catalog for this screen yet; looking again in 5 s")
+                failed("waiting", "no playable catalog yet")
                 pause(5); continue
             }
+            reports.update(index) { $0.state = "starting"; $0.error = nil }
             let player = Player(manifest: manifest, catalogDirectory: directory, options: o, log: log)
             player.eventLog = eventLog
+            weak var engine: PlaybackEngine?
+            player.configureEngine = { engine = $0 }
             // The first output's run takes new catalogs; this one follows the library.
-            var lastLook = monotonicNow(), playing = directory
+            var lastLook = monotonicNow(), lastReport = -Double.infinity, playing = directory
             player.nextCatalog = { [self] in
                 let now = monotonicNow()
+                if now - lastReport >= 0.25, let engine {
+                    lastReport = now
+                    reports.update(index) { $0.read(engine) }
+                }
                 guard now - lastLook >= 1 else { return nil }
                 lastLook = now
                 guard let (d, m) = catalog(), d != playing else { return nil }
@@ -228,10 +338,16 @@ final class SecondaryScreens: @unchecked Sendable {
             do {
                 let stats = try player.run()
                 log.info("run ended: \(stats.vblanks) vblanks")
+                if let engine { reports.update(index) { $0.read(engine) } }
+                reports.update(index) {
+                    $0.state = "stopped"; $0.connection = nil
+                    ($0.framesPresented, $0.framesDropped, $0.vblanks) = (stats.framesPresented, stats.framesDropped, stats.vblanks)
+                }
                 if player.endedForDisplayChange || player.endedForScreenChange { continue }
                 if options.duration != nil { return }
             } catch {
                 log.error("\(error); this screen is tried again in 5 s, the others play on")
+                failed("failed", "\(error)")
             }
             pause(5)
         }
@@ -240,6 +356,6 @@ final class SecondaryScreens: @unchecked Sendable {
     /// Sleeps up to `seconds`, less when a stop is asked for.
     private func pause(_ seconds: Double) {
         let end = monotonicNow() + seconds
-        while monotonicNow() < end && !Player.stopRequested { Thread.sleep(forTimeInterval: 0.1) }
+        while monotonicNow() < end && !isStopping { Thread.sleep(forTimeInterval: 0.1) }
     }
 }

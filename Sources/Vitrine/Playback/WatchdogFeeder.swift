@@ -34,7 +34,7 @@ final class WatchdogFeeder {
     func firstFrame() {
         guard !announced else { return }
         announced = true
-        if !isSilent { notifier.ready(status: "playing") }
+        if !isSilent { notifier.ready(status: statusLine) }
     }
 
     /// Playback made progress at `now`.
@@ -55,8 +55,27 @@ final class WatchdogFeeder {
         if now - lastProgress < stallLimit && now - lastPing >= 0.5 { ping(at: now) }
     }
 
-    /// systemd's `STATUS=` line, e.g. "no screen connected (HDMI-A-1); playing on".
-    func status(_ text: String) { if !isSilent { notifier.status(text) } }
+    /// This run's part of the `STATUS=` line, and what the box's other outputs add to it.
+    private var ownStatus = "playing"
+    private var othersStatus: String?
+
+    /// systemd's `STATUS=` line, e.g. "no screen connected (HDMI-A-1); playing on" (with what
+    /// `otherOutputs` said after it).
+    func status(_ text: String) {
+        ownStatus = text
+        if !isSilent { notifier.status(statusLine) }
+    }
+
+    /// The other outputs' trouble for the `STATUS=` line (a box with several screens), e.g.
+    /// "HDMI-A-2: no screen connected"; nil when they all play. Sent when it changes.
+    func otherOutputs(_ text: String?) {
+        guard text != othersStatus else { return }
+        othersStatus = text
+        if announced && !isSilent { notifier.status(statusLine) }
+    }
+
+    /// `ownStatus`, then `othersStatus` after a semicolon.
+    var statusLine: String { othersStatus.map { "\(ownStatus); \($0)" } ?? ownStatus }
 
     /// `WATCHDOG=1`.
     private func ping(at now: Double) {

@@ -29,8 +29,8 @@ hotplug-boot   the box starting with no screen: `echo off`, `systemctl restart v
                connected; waiting for one", and no restart for WAIT_S (the watchdog fed); then
                `echo detect` and the HOTPLUG uevent: the catalog on screen within BOOT_S (a whole
                player start under TCG).
-hotplug-dbus   with VITRINE_VM_DISPLAY_DBUS=1 (lib/qemu.py: QEMU's D-Bus display on a private
-               bus): the monitor plays the TV through org.qemu.Display1.Console.SetUIInfo. A size
+hotplug-dbus   on virtio-gpu (lib/qemu.py: QEMU's D-Bus display on a private bus;
+               VITRINE_VM_DISPLAY_DBUS=0 turns it off): the monitor plays the TV through org.qemu.Display1.Console.SetUIInfo. A size
                of 0x0 turns virtio-gpu's head off (the guest's driver gets a display-change
                interrupt and the kernel sends a real HOTPLUG uevent): the screen lost; the same
                size again: the catalog back within BACK_S; 800x600: the display reopened at the
@@ -44,9 +44,10 @@ import os
 import time
 
 from lib import service
+from lib.journal import lines_since as journal_since
 
 NAMES = ("hotplug-lost", "hotplug-back", "hotplug-boot", "hotplug-heads") + (
-    ("hotplug-dbus",) if os.environ.get("VITRINE_VM_DISPLAY_DBUS") else ())
+    () if os.environ.get("VITRINE_VM_DISPLAY_DBUS", "1") in ("", "0") else ("hotplug-dbus",))
 PHASE = "live"
 NEEDS = ("first-frame", "agent")
 LOST_S = 10.0     # the screen without scanout after `off`
@@ -83,19 +84,6 @@ def force(vm, name, what, uevent=False, monitor=False):
     if code != 0:
         raise RuntimeError(f"echo {what} > /sys/class/drm/{name}/status: exit {code} {err.strip()}")
     return t0, t1, float(out.split()[0])
-
-
-def journal_since(vm, guest_uptime, text):
-    """The player's journal lines (short-monotonic) after guest_uptime that contain text."""
-    lines = []
-    for line in vm.journal("-o", "short-monotonic").splitlines():
-        try:
-            t = float(line.split("]", 1)[0].strip("[ "))
-        except ValueError:
-            continue
-        if t >= guest_uptime - 0.5 and text in line:
-            lines.append(line)
-    return lines
 
 
 def catalog(s):
@@ -237,6 +225,8 @@ def run(vm):
 
     if vm.q.dbus_address:
         dbus_route(vm, before.size)
+    elif "hotplug-dbus" in NAMES:
+        vm.info(f"hotplug-dbus: not run (the D-Bus display's SetUIInfo hot-plugs virtio-gpu heads only; this run: {vm.gpu})")
 
     # ---- boot with no screen
     force(vm, name, "off")

@@ -2,8 +2,9 @@
 (lib/qemu.py: max_outputs=2, the default; VITRINE_VM_GPU_HEADS=1 turns it off, then these are
 reported as not run).
 
-prepare() makes a folder (cached): tools/make-vm-catalog --colours red,blue, with the playlist
-[red] and a named playlist "side": [blue], and no popups; and a config with
+prepare() makes a folder (the catalog cached): tools/make-vm-catalog --colours red,blue, with the
+playlist [red] and a named playlist "side": [blue], and no popups; and a config (written each time)
+with a control socket in the folder and
 "outputs": [{"connector": "Virtual-1"}, {"connector": "Virtual-2", "playlist": "side", "mode": "640x480@60"}]
 (a forced head has no EDID: the kernel's modes up to 8192 wide, none preferred, so the mode is set).
 
@@ -19,9 +20,10 @@ its "side" playlist on a lease of Virtual-2, each on its own thread and vblanks.
                   without a picture, while head 0 goes on flipping: the first output's vblank log
                   (one line per vblank, CLOCK_MONOTONIC) has at least 80 % of the vblanks of the
                   OFF_S seconds (less half a second each end) at the refresh the run logged for
-                  Virtual-1, none more than 0.25 s apart, and head 0 stays red. Then `echo on` and
-                  the uevent: head 1 blue again within BACK_S, measured on the host from the
-                  guest-exec call that writes `on` to the first blue screendump of head 1.
+                  Virtual-1, none more than 0.25 s apart, and head 0 stays red; `vitrine ctl status`
+                  has Virtual-2 `disconnected` in its `outputs`. Then `echo on` and the uevent:
+                  head 1 blue again within BACK_S, measured on the host from the guest-exec call
+                  that writes `on` to the first blue screendump of head 1, and `connected` again.
 Afterwards the run is stopped (SIGTERM), Virtual-2 goes back to `detect`, and the service starts.
 """
 import json
@@ -48,8 +50,15 @@ SECOND = "card0-Virtual-2"
 def prepare():
     global FOLDER
     FOLDER = os.path.join(CACHE, "outputs-catalog")
-    if os.path.exists(os.path.join(FOLDER, "config.json")):
-        return
+    if not os.path.exists(os.path.join(FOLDER, "manifest.json")):
+        make_catalog()
+    with open(os.path.join(FOLDER, "config.json"), "w") as f:
+        json.dump({"output": "drm", "control": {"path": REMOTE + "/control.sock"},
+                   "outputs": [{"connector": "Virtual-1"}, {"connector": "Virtual-2", "playlist": "side", "mode": "640x480@60"}]},
+                  f, indent=1)
+
+
+def make_catalog():
     tmp = FOLDER + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     subprocess.run([os.path.join(ROOT, "tools", "make-vm-catalog"), tmp, "--colours", "red,blue"], check=True,
@@ -67,10 +76,6 @@ def prepare():
     m["loop"] = True
     with open(mpath, "w") as f:
         json.dump(m, f, indent=1)
-    with open(os.path.join(tmp, "config.json"), "w") as f:
-        json.dump({"output": "drm", "control": {"enabled": False},
-                   "outputs": [{"connector": "Virtual-1"}, {"connector": "Virtual-2", "playlist": "side", "mode": "640x480@60"}]},
-                  f, indent=1)
     shutil.rmtree(FOLDER, ignore_errors=True)
     os.replace(tmp, FOLDER)
 
@@ -95,6 +100,15 @@ def wait_colour(vm, n, colour, timeout, tag):
             return vm.now() - t0
         time.sleep(0.05)
     return None
+
+
+def outputs_status(vm):
+    """[(connector, connection, item)] from `vitrine ctl status`'s `outputs`, or the error text."""
+    rc, out, err = vm.gexec(["/usr/bin/vitrine", "ctl", "--socket", REMOTE + "/control.sock", "status"], quiet=True)
+    try:
+        return [(o.get("connector"), o.get("connection"), o.get("item")) for o in json.loads(out)["outputs"]]
+    except Exception:  # noqa: BLE001
+        return f"ctl status: exit {rc}: {(out + err).strip()[:200]}"
 
 
 def force(vm, what):
@@ -153,6 +167,7 @@ def run(vm):
         force(vm, "off")
         time.sleep(OFF_S)
         _, guest_after, _ = vm.gexec(["sh", "-c", "cat /proc/uptime"], quiet=True)
+        status_off = outputs_status(vm)
         c0_off, _ = head(vm, 0, "off")
         c1_off, _ = head(vm, 1, "off")
         g0, g1 = float(guest_before.split()[0]), float(guest_after.split()[0])
@@ -169,16 +184,21 @@ def run(vm):
         expected = (w1 - w0 - 1.0) * hz
         t_on = force(vm, "on")
         back = wait_colour(vm, 1, "blue", 15.0, "back")
+        time.sleep(0.5)  # the second output's status entry is written four times a second
+        status_back = outputs_status(vm)
         runlog = vm.read_file(REMOTE + "/run.log").decode(errors="replace")
         lost_logged = "screen lost: Virtual-2" in runlog
+        status_ok = (status_off == [("Virtual-1", "connected", "red"), ("Virtual-2", "disconnected", "blue")]
+                     and status_back == [("Virtual-1", "connected", "red"), ("Virtual-2", "connected", "blue")])
         ok = (c0_off == "red" and c1_off != "blue" and len(in_window) >= 0.8 * expected and gap < 0.25
-              and back is not None and back - 0 <= BACK_S and lost_logged)
+              and back is not None and back - 0 <= BACK_S and lost_logged and status_ok)
         vm.result(NAMES[1], ok,
                   f"Virtual-2 unplugged {g1 - g0:.1f} s: head 1 {c1_off or 'no picture'}, head 0 {c0_off} with "
                   f"{len(in_window)} vblank-log lines of the first output in {w1 - w0 - 1.0:.1f} s ({len(in_window) / max(expected, 1) * 100:.0f} % of "
                   f"its {hz:.2f} Hz), the longest gap {gap * 1000:.0f} ms; \"screen lost: Virtual-2\" {'logged' if lost_logged else 'not logged'}; "
                   f"replugged: head 1 blue again {('%.2f s' % back) if back is not None else 'not within 15 s'} "
-                  f"after the write (limit {BACK_S:.0f} s)")
+                  f"after the write (limit {BACK_S:.0f} s); ctl status outputs (connector, connection, item) "
+                  f"unplugged {status_off}, replugged {status_back}")
     finally:
         vm.gexec(["sh", "-c", f"kill -TERM $(cat {REMOTE}/pid) 2>/dev/null; for i in $(seq 50); do "
                               f"kill -0 $(cat {REMOTE}/pid) 2>/dev/null || break; sleep 0.2; done"], quiet=True, timeout=30)

@@ -92,3 +92,16 @@ def service_events(text):
         elif who == "vitrine" and re.match(r"(error|fatal|critical)\b", msg):
             errors.append((t, msg))
     return events, errors
+
+
+def lines_since(vm, guest_uptime, text):
+    """The player's journal lines (short-monotonic) after guest_uptime that contain text."""
+    lines = []
+    for line in vm.journal("-o", "short-monotonic").splitlines():
+        try:
+            t = float(line.split("]", 1)[0].strip("[ "))
+        except ValueError:
+            continue
+        if t >= guest_uptime - 0.5 and text in line:
+            lines.append(line)
+    return lines

@@ -38,6 +38,12 @@ AUDIO_DEVICES = {"hda": ["-device", "intel-hda", "-device", "hda-output,audiodev
                  "ac97": ["-device", "AC97,audiodev=snd0"]}
 
 
+
+def dbus_display_wanted(gpu):
+    """Whether a run on `gpu` gets QEMU's D-Bus display: virtio-gpu, unless VITRINE_VM_DISPLAY_DBUS=0
+    (the host then needs dbus-daemon and gdbus: Debian's dbus-daemon and libglib2.0-bin)."""
+    return gpu == "virtio" and os.environ.get("VITRINE_VM_DISPLAY_DBUS", "1") not in ("", "0")
+
 class QEMU:
     def __init__(self, out, gpu="virtio", res=None, audio="hda", mem="1024", smp="2",
                  usb=False, tablet=False, stick=None, agent=False, net=False, extra=()):
@@ -137,10 +143,11 @@ class QEMU:
         return q + self.extra
 
     def display(self, sockets):
-        """`none`; with VITRINE_VM_DISPLAY_DBUS=1, QEMU's D-Bus display on a private bus in
-        `sockets` (`dbus_address`), so a check can play the monitor: `set_ui_info` (a size of 0
-        turns a virtio-gpu head off, as a TV switched off; the guest sees a real hot-plug)."""
-        if not os.environ.get("VITRINE_VM_DISPLAY_DBUS"):
+        """On virtio-gpu, QEMU's D-Bus display on a private bus in `sockets` (`dbus_address`), so a
+        check can play the monitor: `set_ui_info` (a size of 0 turns a virtio-gpu head off, as a TV
+        switched off; the guest sees a real hot-plug). `none` on other GPUs, and with
+        VITRINE_VM_DISPLAY_DBUS=0."""
+        if not dbus_display_wanted(self.gpu):
             return "none"
         self.dbus_address = f"unix:path={sockets}/dbus.sock"
         return f"dbus,addr={self.dbus_address}"
@@ -151,7 +158,7 @@ class QEMU:
         virtio-gpu head.
         Returns gdbus's (exit code, output)."""
         if not self.dbus_address:
-            raise RuntimeError("no D-Bus display (VITRINE_VM_DISPLAY_DBUS=1)")
+            raise RuntimeError("no D-Bus display (virtio-gpu only; VITRINE_VM_DISPLAY_DBUS=0 turns it off)")
         argv = ["gdbus", "call", "--address", self.dbus_address, "--dest", "org.qemu",
                 "--object-path", f"/org/qemu/Display1/Console_{console}",
                 "--method", "org.qemu.Display1.Console.SetUIInfo",

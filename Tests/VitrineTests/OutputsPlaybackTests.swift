@@ -1,0 +1,148 @@
+// Two screens from one `vitrine run` (config `outputs`), on headless outputs: each output plays its
+// own playlist in its own mode, and the status has every output's entry. (The DRM leases, the two
+// presenters on their own vblanks and one screen unplugged while the other plays are checked in
+// the VM: tools/vm/checks/79_outputs.py.)
+import Foundation
+import Synchronization
+import Testing
+import SystemSupport
+@testable import Vitrine
+import VitrineCore
+import VitrineTestSupport
+import ControlSocket
+
+@Suite("Two outputs: playing and in the status", .serialized)
+struct OutputsPlaybackTests {
+    /// The `outputs` array's entries.
+    static func entries(_ v: JSONValue?) -> [JSONValue] {
+        if case let .array(list)? = v { return list }
+        return []
+    }
+
+    static func folder() throws -> String {
+        let folder = try Harness.newFolder("outputs")
+        for (name, colour) in [("red", "red"), ("blue", "blue")] {
+            try FileManager.default.copyItem(atPath: try Harness.colorClip(colour, seconds: 3, size: "160x90"), toPath: folder + "/media/\(name).mp4")
+        }
+        try Harness.writeManifest("""
+            {"schema": "vitrine.manifest/1", "version": 3, "title": "Two screens", "loop": true, "display": {"mode": "160x90@10"},
+             "playlist": [{"id": "red", "type": "video", "src": "media/red.mp4"}],
+             "playlists": {"side": [{"id": "blue", "type": "video", "src": "media/blue.mp4"}]}}
+            """, in: folder)
+        return folder
+    }
+
+    @Test("vitrine run with two outputs: the second plays its playlist in its mode, and ctl status lists both",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
+    func statusListsBothOutputs() throws {
+        let folder = try Self.folder()
+        let socket = folder + "/control.sock"
+        try #"""
+            {"control": {"path": "\#(socket)"},
+             "outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "side", "mode": "320x180@20"}]}
+            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
+                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+        defer { player.terminate(); player.wait(timeout: .seconds(10)) }
+
+        func status() -> JSONValue? {
+            guard let c = try? ControlClient(path: socket, timeout: .seconds(1)) else { return nil }
+            defer { c.close() }
+            return try? c.request([.string("status")]).data
+        }
+        // Both outputs playing, each with pictures presented.
+        var s: JSONValue?
+        for _ in 0..<300 {
+            s = status()
+            let o = Self.entries(s?["outputs"])
+            if o.count == 2, o[1]["state"]?.stringValue == "playing",
+               (o[1]["frames"]?["presented"]?.doubleValue ?? 0) > 0, (o[0]["frames"]?["presented"]?.doubleValue ?? 0) > 0 { break }
+            usleep(100_000)
+        }
+        let outputs = Self.entries(s?["outputs"])
+        try #require(outputs.count == 2, "not two outputs in the status: \(String(describing: s)); \(player.outputSoFar)")
+        let first = outputs[0], second = outputs[1]
+        #expect(first["connector"]?.stringValue == "HDMI-A-1" && first["playlist"] == .null)
+        #expect(first["state"]?.stringValue == "playing" && first["item"]?.stringValue == "red")
+        #expect(first["width"]?.doubleValue == 160 && first["height"]?.doubleValue == 90 && first["refresh"]?.doubleValue == 10)
+        #expect(second["connector"]?.stringValue == "HDMI-A-2" && second["playlist"]?.stringValue == "side")
+        #expect(second["state"]?.stringValue == "playing" && second["item"]?.stringValue == "blue", "\(second)")
+        #expect(second["width"]?.doubleValue == 320 && second["height"]?.doubleValue == 180 && second["refresh"]?.doubleValue == 20)
+        #expect(second["error"] == nil)
+        // The headless outputs have no sink to lose: no connection either way.
+        #expect(first["connection"] == .null && second["connection"] == .null)
+        // The top level is still the first output's (as with one screen).
+        #expect(s?["item"]?["id"]?.stringValue == "red" && s?["display"]?["width"]?.doubleValue == 160)
+
+        // Each output's vblanks go on at its own rate: over about 2 s, 20 Hz against 10 Hz.
+        let v0 = (first["frames"]?["vblanks"]?.doubleValue ?? 0, second["frames"]?["vblanks"]?.doubleValue ?? 0)
+        let t0 = monotonicNow()
+        usleep(2_000_000)
+        let later = Self.entries(status()?["outputs"])
+        try #require(later.count == 2)
+        let dt = monotonicNow() - t0
+        let d0 = (later[0]["frames"]?["vblanks"]?.doubleValue ?? 0) - v0.0
+        let d1 = (later[1]["frames"]?["vblanks"]?.doubleValue ?? 0) - v0.1
+        // The second output's entry is written four times a second: up to 0.25 s (5 vblanks) old.
+        #expect(abs(d0 - 10 * dt) <= 3, "first output: \(d0) vblanks in \(dt) s at 10 Hz")
+        #expect(abs(d1 - 20 * dt) <= 12, "second output: \(d1) vblanks in \(dt) s at 20 Hz")
+        #expect(later[1]["item"]?.stringValue == "blue")
+    }
+
+    @Test("An output whose screen cannot be opened is reported failed with the reason, and tried again")
+    func failedOutputIsReported() throws {
+        let folder = try Self.folder()
+        let outputs = [OutputSettings(connector: "HDMI-A-1"), OutputSettings(connector: "HDMI-A-2", playlist: "side")]
+        var o = RunOptions()
+        o.output = .drm
+        o.card = folder + "/no-such-card"
+        o.audioDevice = "none"
+        let reports = OutputReports(outputs: outputs)
+        let (sink, records) = LogSink.memory()
+        let screens = SecondaryScreens(outputs: Array(outputs.dropFirst()), source: .catalog(folder: folder, manifest: folder + "/manifest.json"),
+                                       options: o, reports: reports, eventLog: nil, log: Logger(label: "test", sink: sink))
+        #expect(reports.others.map(\.state) == ["starting"])
+        screens.start()
+        var entry = reports.others[0]
+        for _ in 0..<100 where entry.state != "failed" {
+            usleep(50_000)
+            entry = reports.others[0]
+        }
+        screens.requestStop()
+        screens.join(timeout: 10)
+        #expect(entry.state == "failed")
+        #expect(entry.connector == "HDMI-A-2" && entry.playlist == "side")
+        #expect(entry.error?.contains("no-such-card") == true, "\(entry.error ?? "no error")")
+        #expect(entry.item == nil && entry.framesPresented == 0)
+        let lines = records().map(\.message)
+        #expect(lines.contains { $0.contains("tried again in 5 s, the others play on") }, "\(lines)")
+        // The JSON entry carries the reason.
+        #expect(entry.json["error"]?.stringValue == entry.error && entry.json["state"]?.stringValue == "failed")
+    }
+
+    @Test("The other outputs' trouble on systemd's STATUS line, after the first output's own")
+    func troubleOnTheStatusLine() {
+        let reports = OutputReports(outputs: [OutputSettings(connector: "HDMI-A-1"), OutputSettings(connector: "HDMI-A-2"),
+                                              OutputSettings(connector: "DP-1", playlist: "menu")])
+        #expect(reports.others.map(\.connector) == ["HDMI-A-2", "DP-1"])
+        #expect(reports.trouble == nil)  // starting
+        reports.update(0) { $0.state = "playing"; $0.connection = "connected" }
+        reports.update(1) { $0.state = "playing"; $0.connection = "connected" }
+        #expect(reports.trouble == nil)
+        reports.update(0) { $0.connection = "disconnected" }
+        #expect(reports.trouble == "HDMI-A-2: no screen connected")
+        reports.update(1) { $0.state = "failed"; $0.error = "DRM lease refused" }
+        #expect(reports.trouble == "HDMI-A-2: no screen connected; DP-1: failed")
+        reports.update(5) { $0.state = "failed" }  // no such output: nothing changes
+        #expect(reports.others.count == 2)
+
+        let feeder = WatchdogFeeder(now: 0)
+        #expect(feeder.statusLine == "playing")
+        feeder.otherOutputs(reports.trouble)
+        #expect(feeder.statusLine == "playing; HDMI-A-2: no screen connected; DP-1: failed")
+        feeder.status("no screen connected (HDMI-A-1); playing on")
+        #expect(feeder.statusLine == "no screen connected (HDMI-A-1); playing on; HDMI-A-2: no screen connected; DP-1: failed")
+        feeder.otherOutputs(nil)
+        #expect(feeder.statusLine == "no screen connected (HDMI-A-1); playing on")
+    }
+}
