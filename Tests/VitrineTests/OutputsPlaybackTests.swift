@@ -89,6 +89,88 @@ struct OutputsPlaybackTests {
         #expect(later[1]["item"]?.stringValue == "blue")
     }
 
+    @Test("ctl reload of the catalog folder reaches the other outputs",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
+    func reloadReachesTheOtherOutputs() throws {
+        let folder = try Self.folder()
+        try FileManager.default.copyItem(atPath: try Harness.colorClip("lime", seconds: 3, size: "160x90"), toPath: folder + "/media/green.mp4")
+        let manifest = { (version: Int, side: String) in """
+            {"schema": "vitrine.manifest/1", "version": \(version), "title": "Two screens", "loop": true, "display": {"mode": "160x90@10"},
+             "playlist": [{"id": "red", "type": "video", "src": "media/red.mp4"}],
+             "playlists": {"side": [{"id": "\(side)", "type": "video", "src": "media/\(side).mp4"}]}}
+            """ }
+        try Harness.writeManifest(manifest(3, "blue"), in: folder)
+        let socket = folder + "/control.sock"
+        try #"""
+            {"control": {"path": "\#(socket)"},
+             "outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "side"}]}
+            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
+                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+        defer { player.terminate(); player.wait(timeout: .seconds(10)) }
+        let wait = Self.statusReader(socket, count: 2)
+        var o = wait { $0[1]["item"]?.stringValue == "blue" }
+        try #require(o.count == 2, "\(player.outputSoFar)")
+        #expect(o[1]["item"]?.stringValue == "blue")
+
+        // The folder's manifest changes: "side" now plays green. ctl reload is the first output's;
+        // the second takes it at its next item boundary (3 s clips).
+        try Harness.writeManifest(manifest(4, "green"), in: folder)
+        let reload = try VitrineBinary.run(["ctl", "--socket", socket, "reload"])
+        #expect(reload.code == 0, "\(reload.err)")
+        o = wait { $0[1]["item"]?.stringValue == "green" }
+        #expect(o.count == 2 && o[1]["item"]?.stringValue == "green", "\(o); \(player.outputSoFar.err.suffix(2000))")
+        #expect(o.first?["item"]?.stringValue == "red")
+        // Taken once, by the second output, not at the start (the first run's start publishes the
+        // catalog the second read itself).
+        let followed = player.outputSoFar.err.components(separatedBy: "\n").filter { $0.contains("following the first output's catalog") }
+        #expect(followed.count == 1 && followed.allSatisfy { $0.contains("version 4") }, "\(followed)")
+    }
+
+    @Test("An output whose playlist cannot play is on the slate, with the reason",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
+    func outputOnTheSlate() throws {
+        let folder = try Self.folder()
+        try Harness.writeManifest("""
+            {"schema": "vitrine.manifest/1", "version": 3, "title": "Two screens", "loop": true, "display": {"mode": "160x90@10"},
+             "playlist": [{"id": "red", "type": "video", "src": "media/red.mp4"}],
+             "playlists": {"broken": [{"id": "gone", "type": "video", "src": "media/gone.mp4"}]}}
+            """, in: folder)
+        let socket = folder + "/control.sock"
+        try #"""
+            {"control": {"path": "\#(socket)"}, "outputs": [{"connector": "HDMI-A-1"}, {"connector": "DP-1", "playlist": "broken"}]}
+            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
+                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+        defer { player.terminate(); player.wait(timeout: .seconds(10)) }
+        let wait = Self.statusReader(socket, count: 2)
+        let o = wait { $0[1]["state"]?.stringValue == "slate" && $0[0]["item"]?.stringValue == "red" }
+        try #require(o.count == 2, "\(player.outputSoFar)")
+        #expect(o[0]["state"]?.stringValue == "playing" && o[0]["item"]?.stringValue == "red")
+        #expect(o[1]["state"]?.stringValue == "slate" && o[1]["item"] == .null && o[1]["position"] == .null, "\(o[1])")
+        #expect(o[1]["error"]?.stringValue?.isEmpty == false, "\(o[1])")
+    }
+
+    /// A reader of `outputs` from the control socket's status: it polls (up to 20 s) until `what`
+    /// holds with `count` entries, and returns the last read.
+    static func statusReader(_ socket: String, count: Int) -> (([JSONValue]) -> Bool) -> [JSONValue] {
+        func outputs() -> [JSONValue] {
+            guard let c = try? ControlClient(path: socket, timeout: .seconds(1)) else { return [] }
+            defer { c.close() }
+            return entries((try? c.request([.string("status")]))?.data?["outputs"])
+        }
+        func wait(_ what: ([JSONValue]) -> Bool) -> [JSONValue] {
+            var o: [JSONValue] = []
+            for _ in 0..<200 {
+                o = outputs()
+                if o.count == count && what(o) { break }
+                usleep(100_000)
+            }
+            return o
+        }
+        return wait
+    }
+
     @Test("An output whose screen cannot be opened is reported failed with the reason, and tried again")
     func failedOutputIsReported() throws {
         let folder = try Self.folder()

@@ -17,6 +17,8 @@ let stopSignal = Atomic<Bool>(false)
 /// nearest the vblank, drop late ones) with mpv's vo_drm flip pacing.
 public final class Player {
     public let manifest: Manifest
+    /// The manifest as given, before the output's `playlist` (what the other outputs follow).
+    private let sourceManifest: Manifest
     public let catalogDirectory: String
     public let options: RunOptions
     /// The manifest's `display`, with its `wall` merged with the config's (`options.wall`): what the
@@ -32,6 +34,7 @@ public final class Player {
     ///     invalid manifest still gets a screen that says why).
     public init(manifest: Manifest, catalogDirectory: String, options: RunOptions, log: Logger, slateMessage: SlateMessage? = nil) {
         self.manifest = manifest.forOutput(playlist: options.playlist, log: log)
+        self.sourceManifest = manifest
         self.catalogDirectory = catalogDirectory
         self.options = options
         self.log = log
@@ -252,6 +255,8 @@ public final class Player {
         }
         if let others = options.outputReports {
             control.outputs = (OutputReports.Report(connector: options.connector ?? output.summary, playlist: options.playlist), others)
+            // The other outputs play what this one plays (not the slate: they keep theirs).
+            if startMessage == nil { others.publish(sourceManifest, directory: catalogDirectory) }
         }
         _ = fleet?.attach(to: loop, target: control, eventLog: runEventLog, events: engine.events)
         defer { fleet?.detach(final: Self.stopRequested) }
@@ -325,6 +330,7 @@ public final class Player {
                         return false
                     }
                     adopt(next, engine: engine, scheduled: scheduled)
+                    options.outputReports?.publish(next.manifest, directory: next.directory)
                     control.catalogDirectory = next.directory
                 }
                 let interrupted = scheduled.director.interrupt != nil
@@ -492,7 +498,8 @@ public final class Player {
             }
         default:
             var w = options.headlessWidth, h = options.headlessHeight, hz = options.headlessRefresh
-            if case let .exact(mw, mh, mr) = options.outputMode ?? manifest.display.mode { w = mw; h = mh; hz = Double(mr) }
+            // The output's exact mode, else the catalog's, else the headless size.
+            for case let .exact(mw, mh, mr)? in [options.outputMode, manifest.display.mode] { (w, h, hz) = (mw, mh, Double(mr)); break }
             if let why = DisplayModeRequest.exact(width: w, height: h, refresh: max(1, Int(hz.rounded()))).outOfRange {
                 throw PlayerError.invalidConfiguration("headless output: \(why)")
             }

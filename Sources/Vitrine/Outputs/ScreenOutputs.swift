@@ -146,8 +146,9 @@ public final class OutputReports: Sendable {
     /// One output's entry.
     public struct Report: Sendable, Equatable {
         /// `starting` (the run is opening its output), the engine's `playing`/`paused`/`stopped`,
-        /// `failed` (the run could not start or ended with an error: `error` says why; tried again
-        /// every 5 s), `waiting` (no playable catalog yet).
+        /// `slate` (the run shows the slate: nothing of its playlist could play, or its wall tile
+        /// is wrong; `error` says why), `failed` (the run could not start or ended with an error:
+        /// `error` says why; tried again every 5 s), `waiting` (no playable catalog yet).
         public var state: String = "starting"
         public var connector: String
         /// The output's named playlist; nil: the catalog's own.
@@ -171,14 +172,15 @@ public final class OutputReports: Sendable {
 
         /// The entry as it stands in `engine` (on the engine's run loop thread).
         mutating func read(_ engine: PlaybackEngine) {
-            state = engine.playbackState.rawValue
+            let slate = engine.fixedSlate ?? engine.timeline.slateMessage
+            state = slate == nil ? engine.playbackState.rawValue : "slate"
+            error = slate?.description
             connection = engine.output.screenConnection?.statusText
-            item = engine.nowPlaying?.id
-            position = engine.currentTime
+            item = slate == nil ? engine.nowPlaying?.id : nil
+            position = slate == nil ? engine.currentTime : nil
             (width, height, refresh) = (engine.output.width, engine.output.height, engine.output.refreshRate)
             let stats = engine.stats
             (framesPresented, framesDropped, vblanks) = (stats.framesPresented, stats.framesDropped, stats.vblanks)
-            error = nil
         }
 
         var json: JSONValue {
@@ -195,6 +197,17 @@ public final class OutputReports: Sendable {
     }
 
     private let entries: Mutex<[Report]>
+    /// The catalog the first output's run plays (the manifest as read, before an output's
+    /// `playlist`), and how many times it was set: the other outputs follow it.
+    private let catalog = Mutex<(generation: Int, directory: String, manifest: Manifest)?>(nil)
+
+    /// The first output's run took `manifest` from `directory` (its start, a reload, an import).
+    func publish(_ manifest: Manifest, directory: String) {
+        catalog.withLock { c in c = ((c?.generation ?? 0) + 1, directory, manifest) }
+    }
+
+    /// The catalog the first output's run plays, and its generation; nil before its first run.
+    var published: (generation: Int, directory: String, manifest: Manifest)? { catalog.withLock { $0 } }
 
     /// One entry per output of `outputs` after the first, in their order.
     public init(outputs: [OutputSettings]) {
@@ -208,7 +221,12 @@ public final class OutputReports: Sendable {
     /// screen connected; DP-1: failed"; nil when each is starting or playing with its screen.
     public var trouble: String? {
         let notes = others.compactMap { r -> String? in
-            if r.state == "failed" || r.state == "waiting" { return "\(r.connector): \(r.state == "failed" ? "failed" : "no catalog")" }
+            switch r.state {
+            case "failed": return "\(r.connector): failed"
+            case "waiting": return "\(r.connector): no catalog"
+            case "slate": return "\(r.connector): nothing plays"
+            default: break
+            }
             if r.connection == "disconnected" { return "\(r.connector): no screen connected" }
             return nil
         }
@@ -277,8 +295,10 @@ final class SecondaryScreens: @unchecked Sendable {
         while finished.load(ordering: .relaxed) < threads.count && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
     }
 
-    /// The catalog to play now: the library's (current, else previous), or the fixed folder.
+    /// The catalog to play now: the first output's (`OutputReports.published`), else the library's
+    /// (current, else previous), or the fixed folder, read here.
     private func catalog() -> (directory: String, manifest: Manifest)? {
+        if let p = reports.published { return (p.directory, p.manifest) }
         let directory: String, path: String
         switch source {
         case .library(let library):
@@ -320,20 +340,23 @@ final class SecondaryScreens: @unchecked Sendable {
             player.eventLog = eventLog
             weak var engine: PlaybackEngine?
             player.configureEngine = { engine = $0 }
-            // The first output's run takes new catalogs; this one follows the library.
-            var lastLook = monotonicNow(), lastReport = -Double.infinity, playing = directory
+            // The first output's run takes new catalogs (a stick, an update, `ctl reload`); this one
+            // follows it: at its next item boundary, or with a new run when the display changes.
+            var lastReport = -Double.infinity, seen = reports.published?.generation ?? 0
+            var playing = (directory: directory, manifest: manifest)
             player.nextCatalog = { [self] in
                 let now = monotonicNow()
                 if now - lastReport >= 0.25, let engine {
                     lastReport = now
                     reports.update(index) { $0.read(engine) }
                 }
-                guard now - lastLook >= 1 else { return nil }
-                lastLook = now
-                guard let (d, m) = catalog(), d != playing else { return nil }
-                playing = d
-                log.info("following the library's new catalog \(d)")
-                return CatalogSwitch(manifest: m, directory: d, immediate: false)
+                guard let p = reports.published, p.generation != seen else { return nil }
+                seen = p.generation
+                // The first run's start publishes the catalog this run may have read itself.
+                guard p.directory != playing.directory || p.manifest != playing.manifest else { return nil }
+                playing = (p.directory, p.manifest)
+                log.info("following the first output's catalog \(p.directory) (version \(p.manifest.version))")
+                return CatalogSwitch(manifest: p.manifest, directory: p.directory, immediate: false)
             }
             do {
                 let stats = try player.run()
