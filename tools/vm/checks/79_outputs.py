@@ -14,6 +14,11 @@ UI turns another on: `echo on > /sys/class/drm/card0-Virtual-2/status`), and sta
 binary): the first output plays the catalog's playlist on a DRM lease of Virtual-1, the second
 its "side" playlist on a lease of Virtual-2, each on its own thread and vblanks.
 
+  outputs-probe   `vitrine probe` in the guest before and after Virtual-2 is forced connected: each
+                  connector's state and the mode the player would pick (Virtual-2 `disconnected`,
+                  `player mode none (not connected)`, then `connected` with a mode), and the line
+                  `hot-plug: udev monitor on drm (change, HOTPLUG=1)` with nothing after it (the
+                  monitor created, udevd running).
   outputs-two     QMP `screendump` of each head (`device` gpu0, `head` 0 and 1): head 0 red and
                   head 1 blue within START_S of the start.
   outputs-replug  `echo off` on Virtual-2 (and the HOTPLUG uevent a real unplug sends): head 1
@@ -36,7 +41,7 @@ import time
 from lib import screen, service
 from lib.image import CACHE, ROOT
 
-NAMES = ("outputs-two", "outputs-replug")
+NAMES = ("outputs-probe", "outputs-two", "outputs-replug")
 PHASE = "live"
 NEEDS = ("first-frame", "agent")
 FOLDER = None
@@ -111,6 +116,17 @@ def outputs_status(vm):
         return f"ctl status: exit {rc}: {(out + err).strip()[:200]}"
 
 
+HOTPLUG_LINE = "hot-plug: udev monitor on drm (change, HOTPLUG=1)"
+
+
+def probe(vm):
+    """(exit code, {connector: its probe line after the colon}, the hot-plug line) of `vitrine probe`."""
+    rc, out, _ = vm.gexec(["/usr/bin/vitrine", "probe"], quiet=True)
+    found = {m.group(1): m.group(2).strip() for m in re.finditer(r"^\s+(Virtual-\d+) \(id \d+\): (.*)$", out, re.M)}
+    hot = re.search(r"^hot-plug: .*$", out, re.M)
+    return rc, found, hot.group(0) if hot else None
+
+
 def force(vm, what):
     """`what` (on, off, detect) into Virtual-2's status, then the HOTPLUG uevent a real (un)plug sends."""
     t0 = vm.now()
@@ -144,7 +160,19 @@ def run(vm):
     vm.signals.append(("outputs", float(up.strip()), 120))
     vm.gexec(["systemctl", "stop", "vitrine.service"])
     vm.note("vitrine.service stopped for the two-output run")
+    rc_before, before, hot = probe(vm)
     force(vm, "on")
+    time.sleep(0.5)
+    rc_after, after, _ = probe(vm)
+    mode = re.compile(r"player mode \d+x\d+@[\d.]+")
+    ok = (rc_before == 0 and rc_after == 0 and hot == HOTPLUG_LINE
+          and before.get("Virtual-1", "").startswith("connected") and mode.search(before.get("Virtual-1", ""))
+          and before.get("Virtual-2", "").startswith("disconnected") and "player mode none (not connected)" in before.get("Virtual-2", "")
+          and after.get("Virtual-2", "").startswith("connected") and mode.search(after.get("Virtual-2", "")))
+    vm.result(NAMES[0], bool(ok),
+              f"vitrine probe (exit {rc_before}): Virtual-1 {before.get('Virtual-1', 'not listed')!r}, "
+              f"Virtual-2 {before.get('Virtual-2', 'not listed')!r}; forced on (exit {rc_after}): "
+              f"Virtual-2 {after.get('Virtual-2', 'not listed')!r}; {hot or 'no hot-plug line'!r}")
     t0 = vm.now()
     vm.gexec(["sh", "-c", f"setsid /usr/bin/vitrine run --catalog {REMOTE} --config {REMOTE}/config.json --output drm "
                           f"--vblank-log {REMOTE}/vblanks.log --log-file {REMOTE}/run.log "
@@ -155,7 +183,7 @@ def run(vm):
         c0, _ = head(vm, 0, "both")
         c1, _ = head(vm, 1, "both")
         ok = first is not None and second is not None and c0 == "red" and c1 == "blue"
-        vm.result(NAMES[0], ok,
+        vm.result(NAMES[1], ok,
                   f"head 0 (Virtual-1, the catalog's playlist) {c0}, head 1 (Virtual-2, playlist \"side\") {c1}; "
                   f"red on head 0 {('%.1f s' % first) if first is not None else 'not seen'} and blue on head 1 "
                   f"{('%.1f s' % (vm.now() - t0)) if second is not None else 'not seen'} after the start "
@@ -183,7 +211,9 @@ def run(vm):
         hz = float(found.group(1)) if found else 60.0
         expected = (w1 - w0 - 1.0) * hz
         t_on = force(vm, "on")
-        back = wait_colour(vm, 1, "blue", 15.0, "back")
+        returned = vm.now() - t_on  # the guest-exec that wrote `on` and sent the uevent
+        waited = wait_colour(vm, 1, "blue", 15.0, "back")
+        back = None if waited is None else returned + waited
         time.sleep(0.5)  # the second output's status entry is written four times a second
         status_back = outputs_status(vm)
         runlog = vm.read_file(REMOTE + "/run.log").decode(errors="replace")
@@ -191,13 +221,13 @@ def run(vm):
         status_ok = (status_off == [("Virtual-1", "connected", "red"), ("Virtual-2", "disconnected", "blue")]
                      and status_back == [("Virtual-1", "connected", "red"), ("Virtual-2", "connected", "blue")])
         ok = (c0_off == "red" and c1_off != "blue" and len(in_window) >= 0.8 * expected and gap < 0.25
-              and back is not None and back - 0 <= BACK_S and lost_logged and status_ok)
-        vm.result(NAMES[1], ok,
+              and back is not None and back <= BACK_S and lost_logged and status_ok)
+        vm.result(NAMES[2], ok,
                   f"Virtual-2 unplugged {g1 - g0:.1f} s: head 1 {c1_off or 'no picture'}, head 0 {c0_off} with "
                   f"{len(in_window)} vblank-log lines of the first output in {w1 - w0 - 1.0:.1f} s ({len(in_window) / max(expected, 1) * 100:.0f} % of "
                   f"its {hz:.2f} Hz), the longest gap {gap * 1000:.0f} ms; \"screen lost: Virtual-2\" {'logged' if lost_logged else 'not logged'}; "
                   f"replugged: head 1 blue again {('%.2f s' % back) if back is not None else 'not within 15 s'} "
-                  f"after the write (limit {BACK_S:.0f} s); ctl status outputs (connector, connection, item) "
+                  f"after the guest-exec that wrote `on` was sent (it returned after {returned:.2f} s; limit {BACK_S:.0f} s); ctl status outputs (connector, connection, item) "
                   f"unplugged {status_off}, replugged {status_back}")
     finally:
         vm.gexec(["sh", "-c", f"kill -TERM $(cat {REMOTE}/pid) 2>/dev/null; for i in $(seq 50); do "
