@@ -27,6 +27,15 @@ public struct WallSettings: Sendable, Equatable {
         self.bezelX = bezelX; self.bezelY = bezelY
     }
 
+    /// These keys over `base`'s, key by key: each key this one gives wins, each it leaves out is
+    /// `base`'s. How a config's output's `wall` (`outputs[i].wall`) sits on the config's `wall`, so
+    /// a box driving two tiles gives the wall's shape once and each output its `column` and `row`.
+    public func over(_ base: WallSettings?) -> WallSettings {
+        guard let base else { return self }
+        return WallSettings(columns: columns ?? base.columns, rows: rows ?? base.rows, column: column ?? base.column,
+                            row: row ?? base.row, bezelX: bezelX ?? base.bezelX, bezelY: bezelY ?? base.bezelY)
+    }
+
     /// The most screens a wall has across, and down.
     public static let maximumTiles = 16
     /// The largest bezel accepted, in source pixels (twice the widest mode's side: a typo beyond).

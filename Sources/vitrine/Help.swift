@@ -121,17 +121,21 @@ options:
 """
 
 let validateHelp = """
-usage: vitrine validate MANIFEST
+usage: vitrine validate MANIFEST [--config FILE]
 
 Checks MANIFEST (a manifest.json, a catalog folder holding one, or a USB stick: its mount point or
 its vitrine/ folder) and every media file it names. Each file is opened and its first pictures and
 sounds decoded, so a file that cannot play is named with the reason. Sizes and sha256 are checked
 where the manifest gives them; on a stick they are required, with the other stick rules. A cue
 point past the end of its item is a warning: it never fires.
-Prints each problem as `path: reason`. Exit 0 when valid, 65 when not, 66 when MANIFEST does not
-exist, 64 usage.
+With --config, the box's config is checked too, and its screens against the catalog: each
+output's `playlist` must be one of the catalog's `playlists`, and each screen's video wall (its
+`wall` over the catalog's `display.wall`) a whole one.
+Prints each problem as `file: path: reason`. Exit 0 when valid, 65 when not, 66 when MANIFEST or
+the config does not exist, 64 usage.
 
 options:
+  --config FILE            an appliance config (/etc/vitrine/config.json) to check with it
   -h, --help               this help
 """
 

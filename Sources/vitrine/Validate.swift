@@ -6,20 +6,67 @@ import Vitrine
 import VitrineCore
 
 func commandValidate(_ argv: [String]) throws -> Exit {
-    let args = try Arguments(argv, valued: [], flags: [])
+    let args = try Arguments(argv, valued: ["config"], flags: [])
     if args.wantsHelp { say(validateHelp); return .ok }
     guard args.positional.count == 1 else { throw UsageError(description: "validate needs exactly one MANIFEST") }
     let target = try ValidationTarget(args.positional[0])
+    let configPath = args.options["config"]
+    if let configPath, !FileManager.default.fileExists(atPath: configPath) {
+        throw InputError(description: "validate: config not found: \(configPath)")
+    }
     let report = CatalogValidation(target).run()
     for p in report.problems { say("\(target.manifestPath): \(p.severity == .warning ? "warning: " : "")\(p)") }
+    let config = configPath.map { ConfigValidation(path: $0, manifest: report.manifest) }
+    for p in config?.problems ?? [] { say("\(configPath!): \(p)") }
     let errors = report.problems.filter { $0.severity == .error }.count
-    if errors == 0, let m = report.manifest {
+    if errors == 0, config?.problems.isEmpty ?? true, let m = report.manifest {
         say("\(target.manifestPath): valid: \(m.allItems.count) item(s), version \(m.version)"
-            + (target.isStick ? ", a USB stick (sizes and hashes checked)" : ""))
+            + (target.isStick ? ", a USB stick (sizes and hashes checked)" : "")
+            + (config.map { "; config \(configPath!): \($0.screens) screen(s)" } ?? ""))
         return .ok
     }
-    say("\(target.manifestPath): invalid: \(errors) error(s)")
+    if errors > 0 || report.manifest == nil { say("\(target.manifestPath): invalid: \(errors) error(s)") }
+    if let config, !config.problems.isEmpty { say("\(configPath!): invalid: \(config.problems.count) error(s)") }
     return .dataError
+}
+
+/// `vitrine validate MANIFEST --config FILE`: the appliance config parsed (`PlayerConfig`), then its
+/// screens against the catalog, as `ApplianceSupervisor` and `Player` will put them together: each
+/// output's `playlist` one of the catalog's `playlists` (else that screen plays the catalog's own
+/// playlist, with an error in the log), and each screen's video wall (the output's `wall` over the
+/// config's, key by key, and that over the catalog's `display.wall`: `VideoWall.merge`) a whole one (else that
+/// screen shows the slate). The connectors themselves are the box's: `vitrine probe` lists them.
+struct ConfigValidation {
+    /// Each problem as `path: reason`, the path in the config's terms (`outputs[1].playlist`).
+    var problems: [String] = []
+    /// The screens the config drives: its `outputs`, else one.
+    var screens = 1
+
+    /// - Parameter manifest: the catalog when its own structure is valid; nil checks the config alone.
+    init(path: String, manifest: Manifest?) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            problems = ["cannot be read"]; return
+        }
+        let config: PlayerConfig
+        do { config = try PlayerConfig(json: [UInt8](data)) } catch { problems = error.problems; return }
+        screens = max(1, config.outputs.count)
+        guard let manifest else { return }
+        guard !config.outputs.isEmpty else {
+            problems = VideoWall.merge(catalog: manifest.display.wall, config: config.wall).problems
+            return
+        }
+        for (i, output) in config.outputs.enumerated() {
+            let at = "outputs[\(i)]"
+            if let name = output.playlist, manifest.playlists[name]?.isEmpty ?? true {
+                let have = manifest.playlistNames.isEmpty ? "it has none" : "it has " + manifest.playlistNames.joined(separator: ", ")
+                problems.append("\(at).playlist: \(JSONPath.quoted(name)) is not one of the catalog's playlists (\(have)); "
+                                + "\(output.connector) would play the catalog's playlist")
+            }
+            for p in VideoWall.merge(catalog: manifest.display.wall, config: output.wall?.over(config.wall) ?? config.wall).problems {
+                problems.append("\(at) (\(output.connector))\(output.wall == nil ? ", the config's wall" : ""): \(p)")
+            }
+        }
+    }
 }
 
 /// What `vitrine validate PATH` checks: the manifest file, the folder its paths are relative to, and

@@ -90,6 +90,17 @@ struct VideoWallTests {
                     "wall.rows: required: give it in the catalog's display.wall or in the config's wall"])
     }
 
+    @Test("an output's wall over the config's: the keys it gives win, the others are the config's")
+    func outputOverConfig() {
+        let config = WallSettings(columns: 2, rows: 1, row: 0, bezelX: 12)
+        #expect(WallSettings(column: 1).over(config) == WallSettings(columns: 2, rows: 1, column: 1, row: 0, bezelX: 12))
+        #expect(WallSettings(columns: 3, column: 2, bezelX: 0).over(config) == WallSettings(columns: 3, rows: 1, column: 2, row: 0, bezelX: 0))
+        #expect(WallSettings(column: 1).over(nil) == WallSettings(column: 1))
+        // Then over the catalog's, as a box's config is.
+        #expect(VideoWall.merge(catalog: WallSettings(columns: 4, rows: 1), config: WallSettings(column: 3).over(WallSettings(row: 0))).wall
+                == WallSettings(columns: 4, rows: 1, column: 3, row: 0))
+    }
+
     @Test("a different wall is a different output (a catalog switch restarts the display)")
     func outputSettings() {
         var a = DisplaySettings(), b = DisplaySettings()

@@ -151,6 +151,30 @@ struct OutputsPlaybackTests {
         #expect(o[1]["error"]?.stringValue?.isEmpty == false, "\(o[1])")
     }
 
+    @Test("Each output's wall sits key by key on the config's: two tiles of one wall play; an output without its column is on the slate",
+          .enabled(if: VitrineBinary.available, VitrineBinary.absent))
+    func wallTilesOverTheConfigsWall() throws {
+        let folder = try Self.folder()
+        let socket = folder + "/control.sock"
+        try #"""
+            {"control": {"path": "\#(socket)"}, "wall": {"columns": 2, "rows": 1, "row": 0},
+             "outputs": [{"connector": "HDMI-A-1", "wall": {"column": 0}}, {"connector": "HDMI-A-2", "wall": {"column": 1}},
+                         {"connector": "DP-1"}]}
+            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
+                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+        defer { player.terminate(); player.wait(timeout: .seconds(10)) }
+        let wait = Self.statusReader(socket, count: 3)
+        let o = wait { $0[0]["item"]?.stringValue == "red" && $0[1]["item"]?.stringValue == "red" && $0[2]["state"]?.stringValue == "slate" }
+        try #require(o.count == 3, "\(player.outputSoFar)")
+        // The first two: the config's 2×1 wall with their own column (not the first output's wall for the second).
+        #expect(o[0]["state"]?.stringValue == "playing" && o[0]["item"]?.stringValue == "red", "\(o[0])")
+        #expect(o[1]["state"]?.stringValue == "playing" && o[1]["item"]?.stringValue == "red", "\(o[1])")
+        // The third has the config's wall alone: no column.
+        #expect(o[2]["state"]?.stringValue == "slate" && o[2]["item"] == .null, "\(o[2])")
+        #expect(o[2]["error"]?.stringValue?.contains("wall.column: required") == true, "\(o[2])")
+    }
+
     /// A reader of `outputs` from the control socket's status: it polls (up to 20 s) until `what`
     /// holds with `count` entries, and returns the last read.
     static func statusReader(_ socket: String, count: Int) -> (([JSONValue]) -> Bool) -> [JSONValue] {

@@ -189,4 +189,57 @@ struct ValidateTests {
         let readme = try String(contentsOfFile: Repository.path("config/examples/README.md"), encoding: .utf8)
         #expect(readme.contains("reports `file not found` for each of the four files, and exits 65"))
     }
+
+    /// A catalog with the named playlist `menu`, and a config at `configPath` holding `config`.
+    static func withConfig(_ name: String, config: String) throws -> (dir: String, config: String) {
+        let dir = try Self.catalog(name, files: ["media/red.mp4": try Harness.colorClip("red", seconds: 1)],
+                                   items: [#"{"id": "red", "type": "video", "src": "media/red.mp4"}"#],
+                                   extra: #", "playlists": {"menu": [{"id": "menu", "type": "video", "src": "media/red.mp4"}]}"#)
+        let path = dir + "-config.json"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        return (dir, path)
+    }
+
+    @Test("--config: outputs naming the catalog's playlists are valid (0), with the number of screens")
+    func configOutputsValid() throws {
+        let (dir, config) = try Self.withConfig("validate-config-ok", config: """
+            {"outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "menu"},
+                         {"connector": "DP-1", "wall": {"columns": 2, "rows": 1, "column": 1, "row": 0}}]}
+            """)
+        let r = try VitrineBinary.run(["validate", dir, "--config", config])
+        #expect(r.code == 0, "\(r.out)")
+        #expect(r.out == "\(dir)/manifest.json: valid: 2 item(s), version 3; config \(config): 3 screen(s)\n")
+    }
+
+    @Test("--config: an output's unknown playlist and a wall that does not fit are named at their config paths (65); the manifest stays valid")
+    func configOutputsWrong() throws {
+        let (dir, config) = try Self.withConfig("validate-config-wrong", config: """
+            {"wall": {"columns": 2, "rows": 1, "row": 0},
+             "outputs": [{"connector": "HDMI-A-1", "wall": {"column": 0}}, {"connector": "HDMI-A-2", "playlist": "lunch"},
+                         {"connector": "DP-1", "wall": {"column": 2}}]}
+            """)
+        let r = try VitrineBinary.run(["validate", dir, "--config", config])
+        #expect(r.code == 65)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "\(config): outputs[1].playlist: \"lunch\" is not one of the catalog's playlists (it has menu); HDMI-A-2 would play the catalog's playlist",
+            "\(config): outputs[1] (HDMI-A-2), the config's wall: wall.column: required: this box's config must say which column of the wall it drives (0-based)",
+            "\(config): outputs[2] (DP-1): wall.column: 2 is outside 0…1 (columns is 2, from wall.columns in the config)",
+            "\(config): invalid: 3 error(s)",
+        ], "\(r.out)")
+    }
+
+    @Test("--config: a config that does not parse is reported key by key (65); one that does not exist is 66")
+    func configUnreadable() throws {
+        let (dir, config) = try Self.withConfig("validate-config-bad", config: #"{"outputs": [{"connector": "HDMI-A-1"}], "colour": 1}"#)
+        let r = try VitrineBinary.run(["validate", dir, "--config", config])
+        #expect(r.code == 65)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.contains("\(config): colour: unknown field \"colour\""), "\(r.out)")
+        #expect(lines.contains { $0.hasPrefix("\(config): outputs: one output is the config's \"connector\"") }, "\(r.out)")
+        #expect(lines.last == "\(config): invalid: 2 error(s)")
+        let missing = try VitrineBinary.run(["validate", dir, "--config", dir + "/nowhere.json"])
+        #expect(missing.code == 66)
+        #expect(missing.err.contains("config not found: \(dir)/nowhere.json"), "\(missing.err)")
+    }
 }

@@ -102,6 +102,7 @@ public final class ApplianceSupervisor {
         if options.outputs.count >= 2 && (usesDRM || options.output == .headless) {
             do {
                 let first = options.outputs[0]
+                let configWall = options.wall  // each output's `wall` sits on the config's, not on the first output's
                 var on = "headless outputs"
                 if usesDRM {
                     let lessor = try DRMLessor(card: options.card)
@@ -110,14 +111,16 @@ public final class ApplianceSupervisor {
                 }
                 options.connector = first.connector
                 options.playlist = first.playlist
-                options.wall = first.wall ?? options.wall
+                options.wall = first.wall?.over(options.wall) ?? options.wall
                 options.outputMode = first.mode
                 let reports = OutputReports(outputs: options.outputs)
                 options.outputReports = reports
                 log.info("\(options.outputs.count) outputs on \(on): " + options.outputs.map {
                     "\($0.connector) (\($0.playlist.map { "playlist \($0)" } ?? "the catalog"))"
                 }.joined(separator: ", "))
-                secondary = SecondaryScreens(outputs: Array(options.outputs.dropFirst()), source: source, options: options,
+                var others = options
+                others.wall = configWall
+                secondary = SecondaryScreens(outputs: Array(options.outputs.dropFirst()), source: source, options: others,
                                              reports: reports, eventLog: eventLog, log: log.child("screen"))
                 secondary?.start()
             } catch {

@@ -14,14 +14,15 @@ import CatalogStore
 /// Each may also set `mode` (`"1280x720@60"`; else the catalog's `display.mode`).
 /// Without `playlist` an output mirrors the catalog (its playlist and schedule); with it, it loops
 /// that named playlist of the catalog's `playlists` (a catalog without it: the catalog's own
-/// playlist, with an error in the log). `wall` is the output's place in a video wall, as the
-/// config's `wall` (key by key over the catalog's `display.wall`).
+/// playlist, with an error in the log). `wall` is the output's place in a video wall, key by key
+/// over the config's `wall` (`WallSettings.over`), and that key by key over the catalog's
+/// `display.wall`.
 public struct OutputSettings: Sendable, Equatable {
     /// The connector's name, e.g. `HDMI-A-2` (`Connector.named`: `HDMI2` and `hdmi-a-2` match too).
     public var connector: String
     /// A name of the catalog's `playlists`; nil: the catalog as it is.
     public var playlist: String?
-    /// This output's tile of a wall; nil: the config's `wall`.
+    /// This output's tile of a wall, key by key over the config's `wall`; nil: the config's `wall`.
     public var wall: WallSettings?
     /// This output's mode (`"1920x1080@60"`, `"preferred"`, `"highest"`, as the manifest's
     /// `display.mode`); nil: the catalog's `display.mode`.
@@ -317,7 +318,7 @@ final class SecondaryScreens: @unchecked Sendable {
         var o = options
         o.connector = output.connector
         o.playlist = output.playlist
-        o.wall = output.wall ?? options.wall
+        o.wall = output.wall?.over(options.wall) ?? options.wall
         o.outputMode = output.mode
         o.outputs = []
         o.outputReports = nil

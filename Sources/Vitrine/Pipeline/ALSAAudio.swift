@@ -103,7 +103,6 @@ final class ALSAAudio: @unchecked Sendable {  // device, thread and finalXruns a
         let period = negotiated.periodFrames ?? 1024
         let periodTime = Double(period) / Double(format.sampleRate)
         // With the caller's fault plan (debug builds: tests make `snd_pcm_writei` fail here).
-        nonisolated(unsafe) let timeline = timeline
         let t = Thread(block: FaultInjection.propagating { [self] in
             play(period: period, periodTime: periodTime, timeline: timeline)
             done.lock(); finished = true; done.broadcast(); done.unlock()

@@ -270,8 +270,6 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         }
     }
 
-    /// Cancels everything scheduled.
-    @discardableResult
     /// Opens `item` and starts decoding it before it is scheduled (a schedule edge a second away),
     /// so that the entry made for it next (`start`, or a scheduled one) begins with its first
     /// pictures and sound already decoded. Replaces (cancels) an item warmed before and not used.
@@ -288,6 +286,8 @@ final class Timeline: @unchecked Sendable {  // nextItem, failureLimit, audioOnR
         }
     }
 
+    /// Cancels everything scheduled. - Returns: the entries cancelled.
+    @discardableResult
     func cancelAll() -> [Entry] {
         state.withLock { s in
             let c = s.entries
