@@ -77,6 +77,10 @@ public enum ManifestParser {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return failure("manifest not found: \(path)")
         }
+        // A FIFO or a device is never opened: opening a FIFO with no writer blocks.
+        guard isDirectory.boolValue || MediaFileStatus.onDisk(path) != .notRegularFile else {
+            return failure("cannot read manifest: \(path) (not a regular file)")
+        }
         guard !isDirectory.boolValue, let handle = FileHandle(forReadingAtPath: path) else {
             return failure("cannot read manifest: \(path)")
         }

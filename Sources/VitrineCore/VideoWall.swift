@@ -36,6 +36,17 @@ public struct WallSettings: Sendable, Equatable {
                             row: row ?? base.row, bezelX: bezelX ?? base.bezelX, bezelY: bezelY ?? base.bezelY)
     }
 
+    /// The value of `key` (`columns`, `rows`, `column`, `row`); nil when not given or not one of these.
+    public subscript(key: String) -> Int? {
+        switch key {
+        case "columns": columns
+        case "rows": rows
+        case "column": column
+        case "row": row
+        default: nil
+        }
+    }
+
     /// The most screens a wall has across, and down.
     public static let maximumTiles = 16
     /// The largest bezel accepted, in source pixels (twice the widest mode's side: a typo beyond).
@@ -146,11 +157,15 @@ public struct VideoWall: Sendable, Equatable {
     ///   `path: reason`, naming where each value came from (`wall.column: 2 is outside 0…1 (columns
     ///   is 2, from the catalog's display.wall)`; `wall.column: required: the catalog's display.wall
     ///   makes a 2×2 wall, and this box's config must say which column it is`).
-    public static func merge(catalog: WallSettings?, config: WallSettings?) -> (wall: WallSettings?, problems: [String]) {
+    /// - Parameter configKey: the path in the config of each key (`columns`, `column`…) it gives, or
+    ///   should give when both leave it out: `wall.column` (the default), or `outputs[1].wall.column`
+    ///   for an output's own.
+    public static func merge(catalog: WallSettings?, config: WallSettings?,
+                             configKey: (String) -> String = { "wall.\($0)" }) -> (wall: WallSettings?, problems: [String]) {
         guard catalog != nil || config != nil else { return (nil, []) }
         let a = catalog ?? WallSettings(), b = config ?? WallSettings()
         func pick(_ key: String, _ ca: Int?, _ cb: Int?) -> (value: Int?, origin: String) {
-            if let cb { return (cb, "wall.\(key) in the config") }
+            if let cb { return (cb, "\(configKey(key)) in the config") }
             return (ca, "display.wall.\(key) in the catalog")
         }
         let columns = pick("columns", a.columns, b.columns), rows = pick("rows", a.rows, b.rows)
@@ -159,10 +174,10 @@ public struct VideoWall: Sendable, Equatable {
                                   bezelX: b.bezelX ?? a.bezelX, bezelY: b.bezelY ?? a.bezelY)
         var problems: [String] = []
         for (key, v) in [("columns", columns.value), ("rows", rows.value)] where v == nil {
-            problems.append("wall.\(key): required: give it in the catalog's display.wall or in the config's wall")
+            problems.append("\(configKey(key)): required: give it in the catalog's display.wall or in the config's wall")
         }
         for (key, v) in [("column", column.value), ("row", row.value)] where v == nil {
-            problems.append("wall.\(key): required: this box's config must say which \(key) of the wall it drives (0-based)")
+            problems.append("\(configKey(key)): required: this box's config must say which \(key) of the wall it drives (0-based)")
         }
         if let c = column.value, let n = columns.value, c >= n {
             problems.append("\(column.origin.split(separator: " ")[0]): \(c) is outside 0…\(n - 1) (columns is \(n), from \(columns.origin))")

@@ -18,7 +18,7 @@ struct Arguments {
     var wantsHelp: Bool { flags.contains("help") }
 
     /// - Throws: `UsageError` for an unknown option (with the nearest known one, if any is close),
-    ///   a missing value, a value given to a flag, or a single-dash option other than `-h`.
+    ///   a missing or empty value, an option given twice, a value given to a flag, or a single-dash option other than `-h`.
     init(_ args: [String], valued: Set<String>, flags allowed: Set<String>) throws {
         let allowed = allowed.union(["help"])
         var i = 0
@@ -42,6 +42,8 @@ struct Arguments {
                     value = args[i]
                     i += 1
                 }
+                if value?.isEmpty ?? true { throw UsageError(description: "--\(name) needs a value") }
+                if options[name] != nil { throw UsageError(description: "--\(name) is given twice") }
                 options[name] = value
             } else if allowed.contains(name) {
                 if value != nil { throw UsageError(description: "--\(name) takes no value") }

@@ -129,10 +129,12 @@ sounds decoded, so a file that cannot play is named with the reason. Sizes and s
 where the manifest gives them; on a stick they are required, with the other stick rules. A cue
 point past the end of its item is a warning: it never fires.
 With --config, the box's config is checked too, and its screens against the catalog: each
-output's `playlist` must be one of the catalog's `playlists`, and each screen's video wall (its
-`wall` over the catalog's `display.wall`) a whole one.
-Prints each problem as `file: path: reason`. Exit 0 when valid, 65 when not, 66 when MANIFEST or
-the config does not exist, 64 usage.
+output's `playlist` must be one of the catalog's `playlists`, and each screen's video wall (an
+output's `wall` over the config's `wall`, key by key, and that over the catalog's `display.wall`)
+a whole one.
+Prints each problem as `file: path: reason`, then a line per file. Exit 0 when valid, 65 when not,
+66 when MANIFEST or the config does not exist (or the config is not a readable regular file), 64
+usage.
 
 options:
   --config FILE            an appliance config (/etc/vitrine/config.json) to check with it

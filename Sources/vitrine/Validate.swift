@@ -11,59 +11,98 @@ func commandValidate(_ argv: [String]) throws -> Exit {
     guard args.positional.count == 1 else { throw UsageError(description: "validate needs exactly one MANIFEST") }
     let target = try ValidationTarget(args.positional[0])
     let configPath = args.options["config"]
-    if let configPath, !FileManager.default.fileExists(atPath: configPath) {
-        throw InputError(description: "validate: config not found: \(configPath)")
-    }
+    if let configPath { try ConfigValidation.checkReadable(configPath) }
     let report = CatalogValidation(target).run()
     for p in report.problems { say("\(target.manifestPath): \(p.severity == .warning ? "warning: " : "")\(p)") }
-    let config = configPath.map { ConfigValidation(path: $0, manifest: report.manifest) }
-    for p in config?.problems ?? [] { say("\(configPath!): \(p)") }
-    let errors = report.problems.filter { $0.severity == .error }.count
-    if errors == 0, config?.problems.isEmpty ?? true, let m = report.manifest {
-        say("\(target.manifestPath): valid: \(m.allItems.count) item(s), version \(m.version)"
-            + (target.isStick ? ", a USB stick (sizes and hashes checked)" : "")
-            + (config.map { "; config \(configPath!): \($0.screens) screen(s)" } ?? ""))
+    let errors = report.problems.filter { $0.severity == .error }
+    guard let configPath else {
+        if errors.isEmpty, let m = report.manifest {
+            say("\(target.manifestPath): valid: \(m.allItems.count) item(s), version \(m.version)"
+                + (target.isStick ? ", a USB stick (sizes and hashes checked)" : ""))
+            return .ok
+        }
+        say("\(target.manifestPath): invalid: \(errors.count) error(s)")
+        return .dataError
+    }
+    let config = ConfigValidation(path: configPath, catalog: report.draft, manifestErrors: errors.map(\.path))
+    for p in config.problems { say("\(configPath): \(p)") }
+    let catalogLine = report.manifest.map { "\(target.manifestPath): valid: \($0.allItems.count) item(s), version \($0.version)"
+        + (target.isStick ? ", a USB stick (sizes and hashes checked)" : "") }
+    if errors.isEmpty, config.problems.isEmpty, let catalogLine, config.unchecked == nil {
+        say(catalogLine + "; config \(configPath): \(config.screens) screen(s)")
         return .ok
     }
-    if errors > 0 || report.manifest == nil { say("\(target.manifestPath): invalid: \(errors) error(s)") }
-    if let config, !config.problems.isEmpty { say("\(configPath!): invalid: \(config.problems.count) error(s)") }
+    say(errors.isEmpty && catalogLine != nil ? catalogLine! : "\(target.manifestPath): invalid: \(errors.count) error(s)")
+    say("\(configPath): " + (config.problems.isEmpty ? "valid: \(config.screens) screen(s)" : "invalid: \(config.problems.count) error(s)")
+        + (config.unchecked.map { "; \($0)" } ?? ""))
     return .dataError
 }
 
 /// `vitrine validate MANIFEST --config FILE`: the appliance config parsed (`PlayerConfig`), then its
 /// screens against the catalog, as `ApplianceSupervisor` and `Player` will put them together: each
 /// output's `playlist` one of the catalog's `playlists` (else that screen plays the catalog's own
-/// playlist, with an error in the log), and each screen's video wall (the output's `wall` over the
-/// config's, key by key, and that over the catalog's `display.wall`: `VideoWall.merge`) a whole one (else that
-/// screen shows the slate). The connectors themselves are the box's: `vitrine probe` lists them.
+/// playlist, with an error in the log), and each screen's video wall (the output's `wall` key by key
+/// over the config's `wall`, and that over the catalog's `display.wall`: `VideoWall.merge`) a whole
+/// one (else that screen shows the slate). The connectors themselves are the box's: `vitrine probe`
+/// lists them.
 struct ConfigValidation {
     /// Each problem as `path: reason`, the path in the config's terms (`outputs[1].playlist`).
     var problems: [String] = []
     /// The screens the config drives: its `outputs`, else one.
     var screens = 1
+    /// Why the screens were not checked against the catalog, when they were not.
+    var unchecked: String?
 
-    /// - Parameter manifest: the catalog when its own structure is valid; nil checks the config alone.
-    init(path: String, manifest: Manifest?) {
+    /// Throws `InputError` (exit 66) when `path` is missing, not a regular file (a folder, a FIFO:
+    /// never opened, it would block) or not readable (`access(2)`).
+    static func checkReadable(_ path: String) throws {
+        switch MediaFileStatus.onDisk(path) {
+        case .missing: throw InputError(description: "validate: config not found: \(path)")
+        case .notRegularFile: throw InputError(description: "validate: config \(path) is not a regular file (a folder, device or pipe)")
+        case .empty, .regularFile:
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw InputError(description: "validate: config \(path) cannot be read: permission denied")
+            }
+        }
+    }
+
+    /// - Parameters:
+    ///   - catalog: the manifest as far as it could be read (`ManifestResult.draft`), also when some
+    ///     of its fields are in error; nil when it is not a JSON object.
+    ///   - manifestErrors: the JSON paths of the manifest's errors: a check that reads a field in
+    ///     error (`playlists`, `display.wall`) is left out, as the manifest's line says what is wrong.
+    init(path: String, catalog: Manifest?, manifestErrors: [String]) {
         guard let data = FileManager.default.contents(atPath: path) else {
             problems = ["cannot be read"]; return
         }
         let config: PlayerConfig
-        do { config = try PlayerConfig(json: [UInt8](data)) } catch { problems = error.problems; return }
-        screens = max(1, config.outputs.count)
-        guard let manifest else { return }
-        guard !config.outputs.isEmpty else {
-            problems = VideoWall.merge(catalog: manifest.display.wall, config: config.wall).problems
+        do { config = try PlayerConfig(json: [UInt8](data)) } catch {
+            problems = error.problems
+            unchecked = "its screens are checked against the catalog once these are fixed"
             return
         }
+        screens = max(1, config.outputs.count)
+        guard let catalog else { unchecked = "not checked against the catalog: its manifest could not be read"; return }
+        func inError(_ field: String) -> Bool { manifestErrors.contains { CatalogValidation.related($0, field) } }
+        let wallKnown = !inError("display.wall")
+        guard !config.outputs.isEmpty else {
+            if wallKnown { problems = VideoWall.merge(catalog: catalog.display.wall, config: config.wall).problems }
+            return
+        }
+        let names = catalog.playlistNames.map(JSONPath.quoted)
         for (i, output) in config.outputs.enumerated() {
-            let at = "outputs[\(i)]"
-            if let name = output.playlist, manifest.playlists[name]?.isEmpty ?? true {
-                let have = manifest.playlistNames.isEmpty ? "it has none" : "it has " + manifest.playlistNames.joined(separator: ", ")
-                problems.append("\(at).playlist: \(JSONPath.quoted(name)) is not one of the catalog's playlists (\(have)); "
-                                + "\(output.connector) would play the catalog's playlist")
+            let at = "outputs[\(i)]", connector = JSONPath.quoted(output.connector)
+            if let name = output.playlist, !inError(JSONPath.member("playlists", name)), catalog.playlists[name]?.isEmpty ?? true {
+                problems.append("\(at).playlist: \(JSONPath.quoted(name)) is not one of the catalog's playlists ("
+                                + (names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", "))
+                                + "); \(connector) would play the catalog's own playlist, as without \"playlist\"")
             }
-            for p in VideoWall.merge(catalog: manifest.display.wall, config: output.wall?.over(config.wall) ?? config.wall).problems {
-                problems.append("\(at) (\(output.connector))\(output.wall == nil ? ", the config's wall" : ""): \(p)")
+            guard wallKnown else { continue }
+            // A key in the output's own wall, or in neither, is the output's to give; else the config's wall's.
+            func key(_ k: String) -> String { output.wall?[k] != nil || config.wall?[k] == nil ? "\(at).wall.\(k)" : "wall.\(k)" }
+            let wall = output.wall?.over(config.wall) ?? config.wall
+            for p in VideoWall.merge(catalog: catalog.display.wall, config: wall, configKey: key).problems {
+                problems.append("\(p); \(connector) would show the slate")
             }
         }
     }
@@ -116,12 +155,15 @@ struct CatalogValidation {
         var problems: [ManifestProblem]
         /// The manifest when its own structure is valid (media problems aside).
         var manifest: Manifest?
+        /// The manifest as far as it could be read (`ManifestResult.draft`), errors or not; nil when it
+        /// is not a JSON object. For `--config`'s checks, never for playing.
+        var draft: Manifest?
     }
 
     func run() -> Report {
         let parsed = ManifestParser.load(path: target.manifestPath)
         var problems = parsed.problems
-        guard let draft = parsed.draft else { return Report(problems: problems, manifest: nil) }
+        guard let draft = parsed.draft else { return Report(problems: problems, manifest: nil, draft: nil) }
         if target.isStick {
             let errorFields = parsed.errors.map(\.path)
             for p in StickManifest.files(of: draft).problems where !errorFields.contains(where: { Self.related($0, p.field) }) {
@@ -130,7 +172,7 @@ struct CatalogValidation {
         }
         problems += checksums(draft)
         problems += media(draft, known: problems)
-        return Report(problems: problems, manifest: parsed.manifest ?? (parsed.errors.isEmpty ? draft : nil))
+        return Report(problems: problems, manifest: parsed.manifest ?? (parsed.errors.isEmpty ? draft : nil), draft: draft)
     }
 
     /// Two JSON paths where one is the other or inside it.

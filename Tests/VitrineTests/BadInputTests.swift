@@ -11,7 +11,7 @@ struct BadInputTests {
         let dir = try Harness.newFolder("bad")
         let red = try Harness.colorClip("red", seconds: 1)
         try FileManager.default.copyItem(atPath: red, toPath: dir + "/media/red.mp4")
-        FileManager.default.createFile(atPath: dir + "/media/empty.mp4", contents: Data())
+        _ = FileManager.default.createFile(atPath: dir + "/media/empty.mp4", contents: Data())
         try Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }).write(to: URL(fileURLWithPath: dir + "/media/noise.mp4"))
         // A real MP4 cut to its first 600 bytes: the moov atom is gone.
         let whole = try Data(contentsOf: URL(fileURLWithPath: try Harness.colorClip("blue", seconds: 1)))

@@ -222,24 +222,62 @@ struct ValidateTests {
         #expect(r.code == 65)
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines == [
-            "\(config): outputs[1].playlist: \"lunch\" is not one of the catalog's playlists (it has menu); HDMI-A-2 would play the catalog's playlist",
-            "\(config): outputs[1] (HDMI-A-2), the config's wall: wall.column: required: this box's config must say which column of the wall it drives (0-based)",
-            "\(config): outputs[2] (DP-1): wall.column: 2 is outside 0…1 (columns is 2, from wall.columns in the config)",
+            #"\#(config): outputs[1].playlist: "lunch" is not one of the catalog's playlists (it has "menu"); "HDMI-A-2" would play the catalog's own playlist, as without "playlist""#,
+            #"\#(config): outputs[1].wall.column: required: this box's config must say which column of the wall it drives (0-based); "HDMI-A-2" would show the slate"#,
+            #"\#(config): outputs[2].wall.column: 2 is outside 0…1 (columns is 2, from wall.columns in the config); "DP-1" would show the slate"#,
+            "\(dir)/manifest.json: valid: 2 item(s), version 3",
             "\(config): invalid: 3 error(s)",
         ], "\(r.out)")
     }
 
-    @Test("--config: a config that does not parse is reported key by key (65); one that does not exist is 66")
-    func configUnreadable() throws {
-        let (dir, config) = try Self.withConfig("validate-config-bad", config: #"{"outputs": [{"connector": "HDMI-A-1"}], "colour": 1}"#)
+    @Test("--config: a config that does not parse is reported key by key (65), a connector name that could forge a line among them")
+    func configUnparsable() throws {
+        let (dir, config) = try Self.withConfig("validate-config-bad", config: #"""
+            {"outputs": [{"connector": "HDMI-A-1", "playlist": "nope"}, {"connector": "DP-1\nok.json: valid"}], "colour": 1}
+            """#)
         let r = try VitrineBinary.run(["validate", dir, "--config", config])
         #expect(r.code == 65)
         let lines = r.out.split(separator: "\n").map(String.init)
-        #expect(lines.contains("\(config): colour: unknown field \"colour\""), "\(r.out)")
-        #expect(lines.contains { $0.hasPrefix("\(config): outputs: one output is the config's \"connector\"") }, "\(r.out)")
-        #expect(lines.last == "\(config): invalid: 2 error(s)")
+        #expect(lines.count == 4, "one line per problem, then one per file: \(r.out)")
+        #expect(lines.contains(#"\#(config): outputs[1].connector: "DP-1\nok.json: valid" is not a connector name (the kernel's are printable ASCII without spaces, such as "HDMI-A-1")"#), "\(r.out)")
+        #expect(lines.contains(#"\#(config): colour: unknown field "colour""#), "\(r.out)")
+        #expect(lines[2] == "\(dir)/manifest.json: valid: 2 item(s), version 3")
+        #expect(lines[3] == "\(config): invalid: 2 error(s); its screens are checked against the catalog once these are fixed")
+    }
+
+    @Test("--config: a catalog with a missing file is still checked against the config; a config that is missing, a folder or given twice is refused")
+    func configWithBrokenCatalog() throws {
+        let (dir, config) = try Self.withConfig("validate-config-missing", config: #"""
+            {"outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "lunch"}]}
+            """#)
+        try FileManager.default.removeItem(atPath: dir + "/media/red.mp4")
+        let r = try VitrineBinary.run(["validate", dir, "--config", config])
+        #expect(r.code == 65)
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("\(dir)/manifest.json: ") && $0.contains("file not found: media/red.mp4") }.count == 2, "\(r.out)")
+        #expect(lines.contains { $0.hasPrefix(#"\#(config): outputs[1].playlist: "lunch" is not one of the catalog's playlists"#) }, "\(r.out)")
+        #expect(lines.suffix(2) == ["\(dir)/manifest.json: invalid: 2 error(s)", "\(config): invalid: 1 error(s)"], "\(r.out)")
+
         let missing = try VitrineBinary.run(["validate", dir, "--config", dir + "/nowhere.json"])
         #expect(missing.code == 66)
         #expect(missing.err.contains("config not found: \(dir)/nowhere.json"), "\(missing.err)")
+        let folder = try VitrineBinary.run(["validate", dir, "--config", dir + "/media"])
+        #expect(folder.code == 66)
+        #expect(folder.err.contains("config \(dir)/media is not a regular file"), "\(folder.err)")
+        let twice = try VitrineBinary.run(["validate", dir, "--config", config, "--config", dir + "/manifest.json"])
+        #expect(twice.code == 64)
+        #expect(twice.err.contains("--config is given twice"), "\(twice.err)")
+        let empty = try VitrineBinary.run(["validate", dir, "--config="])
+        #expect(empty.code == 64)
+        #expect(empty.err.contains("--config needs a value"), "\(empty.err)")
+    }
+
+    @Test("a FIFO named manifest.json is refused at once, not opened (opening it would wait for a writer)")
+    func fifoManifest() throws {
+        let dir = try Harness.newFolder("validate-fifo")
+        #expect(mkfifo(dir + "/manifest.json", 0o644) == 0)
+        let r = try VitrineBinary.run(["validate", dir])
+        #expect(r.code == 65)
+        #expect(r.out.contains("cannot read manifest: \(dir)/manifest.json (not a regular file)"), "\(r.out)")
     }
 }

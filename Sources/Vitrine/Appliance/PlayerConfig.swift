@@ -94,7 +94,9 @@ public struct PlayerConfig: Sendable, Equatable {
                 if let s = string(value, key) {
                     if let k = RunOptions.OutputKind(rawValue: s) { output = k } else { problems.append("output: expected auto, drm or headless") }
                 }
-            case "connector": connector = string(value, key)
+            case "connector":
+                connector = string(value, key)
+                if let name = connector, let why = OutputSettings.connectorProblem(name) { problems.append("connector: \(why)"); connector = nil }
             case "outputs":
                 let (list, found) = OutputSettings.parseList(value, at: key)
                 problems += found

@@ -18,7 +18,7 @@ import CatalogStore
 /// over the config's `wall` (`WallSettings.over`), and that key by key over the catalog's
 /// `display.wall`.
 public struct OutputSettings: Sendable, Equatable {
-    /// The connector's name, e.g. `HDMI-A-2` (`Connector.named`: `HDMI2` and `hdmi-a-2` match too).
+    /// The connector's name, e.g. `HDMI-A-2` (`Connector.named`: `hdmi-a-2` matches too).
     public var connector: String
     /// A name of the catalog's `playlists`; nil: the catalog as it is.
     public var playlist: String?
@@ -35,6 +35,16 @@ public struct OutputSettings: Sendable, Equatable {
         self.mode = mode
     }
 
+    /// Why `name` cannot be a connector's name, or nil. The kernel's names (drm_connector.c: `HDMI-A-1`,
+    /// `DP-2`, `eDP-1`, `Virtual-1`) are printable ASCII without spaces; anything else is a typo, and
+    /// could break a log or status line.
+    public static func connectorProblem(_ name: String) -> String? {
+        guard name.unicodeScalars.allSatisfy({ (0x21...0x7e).contains($0.value) }) else {
+            return "\(JSONPath.quoted(name)) is not a connector name (the kernel's are printable ASCII without spaces, such as \"HDMI-A-1\")"
+        }
+        return nil
+    }
+
     /// Reads the config's `outputs` array; each problem names its JSON path (`outputs[1].connector`).
     static func parseList(_ value: JSONValue, at path: String) -> ([OutputSettings], [String]) {
         if case .null = value { return ([], []) }
@@ -48,6 +58,7 @@ public struct OutputSettings: Sendable, Equatable {
                 switch k {
                 case "connector":
                     guard case let .string(s) = v, !s.isEmpty else { problems.append("\(at).connector: expected a connector name such as \"HDMI-A-1\""); continue }
+                    if let why = Self.connectorProblem(s) { problems.append("\(at).connector: \(why)"); continue }
                     connector = s
                 case "playlist":
                     if case .null = v { continue }
@@ -72,7 +83,7 @@ public struct OutputSettings: Sendable, Equatable {
                 continue
             }
             if list.contains(where: { $0.connector.lowercased() == connector.lowercased() }) {
-                problems.append("\(at).connector: \(connector) is named twice"); continue
+                problems.append("\(at).connector: \(JSONPath.quoted(connector)) is named twice"); continue
             }
             list.append(OutputSettings(connector: connector, playlist: playlist, wall: wall, mode: mode))
         }
