@@ -15,24 +15,20 @@ func commandValidate(_ argv: [String]) throws -> Exit {
     let report = CatalogValidation(target).run()
     for p in report.problems { say("\(target.manifestPath): \(p.severity == .warning ? "warning: " : "")\(p)") }
     let errors = report.problems.filter { $0.severity == .error }
+    let catalogValid = errors.isEmpty ? report.manifest : nil
+    let catalogLine = catalogValid.map { "\(target.manifestPath): valid: \($0.allItems.count) item(s), version \($0.version)"
+        + (target.isStick ? ", a USB stick (sizes and hashes checked)" : "") } ?? "\(target.manifestPath): invalid: \(errors.count) error(s)"
     guard let configPath else {
-        if errors.isEmpty, let m = report.manifest {
-            say("\(target.manifestPath): valid: \(m.allItems.count) item(s), version \(m.version)"
-                + (target.isStick ? ", a USB stick (sizes and hashes checked)" : ""))
-            return .ok
-        }
-        say("\(target.manifestPath): invalid: \(errors.count) error(s)")
-        return .dataError
+        say(catalogLine)
+        return catalogValid == nil ? .dataError : .ok
     }
     let config = ConfigValidation(path: configPath, catalog: report.draft, manifestErrors: errors.map(\.path))
     for p in config.problems { say("\(configPath): \(p)") }
-    let catalogLine = report.manifest.map { "\(target.manifestPath): valid: \($0.allItems.count) item(s), version \($0.version)"
-        + (target.isStick ? ", a USB stick (sizes and hashes checked)" : "") }
-    if errors.isEmpty, config.problems.isEmpty, let catalogLine, config.unchecked == nil {
+    if catalogValid != nil, config.problems.isEmpty, config.unchecked == nil {
         say(catalogLine + "; config \(configPath): \(config.screens) screen(s)")
         return .ok
     }
-    say(errors.isEmpty && catalogLine != nil ? catalogLine! : "\(target.manifestPath): invalid: \(errors.count) error(s)")
+    say(catalogLine)
     say("\(configPath): " + (config.problems.isEmpty ? "valid: \(config.screens) screen(s)" : "invalid: \(config.problems.count) error(s)")
         + (config.unchecked.map { "; \($0)" } ?? ""))
     return .dataError
@@ -100,8 +96,7 @@ struct ConfigValidation {
             guard wallKnown else { continue }
             // A key in the output's own wall, or in neither, is the output's to give; else the config's wall's.
             func key(_ k: String) -> String { output.wall?[k] != nil || config.wall?[k] == nil ? "\(at).wall.\(k)" : "wall.\(k)" }
-            let wall = output.wall?.over(config.wall) ?? config.wall
-            for p in VideoWall.merge(catalog: catalog.display.wall, config: wall, configKey: key).problems {
+            for p in VideoWall.merge(catalog: catalog.display.wall, config: output.wall(over: config.wall), configKey: key).problems {
                 problems.append("\(p); \(connector) would show the slate")
             }
         }

@@ -19,6 +19,14 @@ struct OutputsPlaybackTests {
         return []
     }
 
+    /// `vitrine run` of `folder` on headless outputs in real time, without sound, for up to 600 s,
+    /// with `config` written to `folder/config.json` as its config.
+    static func play(_ folder: String, config: String) throws -> RunningProcess {
+        try config.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        return try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
+                                        "--realtime", "--audio-device", "none", "--duration", "600"])
+    }
+
     static func folder() throws -> String {
         let folder = try Harness.newFolder("outputs")
         for (name, colour) in [("red", "red"), ("blue", "blue")] {
@@ -37,12 +45,11 @@ struct OutputsPlaybackTests {
     func statusListsBothOutputs() throws {
         let folder = try Self.folder()
         let socket = folder + "/control.sock"
-        try #"""
+        let config = #"""
             {"control": {"path": "\#(socket)"},
              "outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "side", "mode": "320x180@20"}]}
-            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
-                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+            """#
+        let player = try Self.play(folder, config: config)
         defer { player.terminate(); player.wait(timeout: .seconds(10)) }
 
         func status() -> JSONValue? {
@@ -101,12 +108,11 @@ struct OutputsPlaybackTests {
             """ }
         try Harness.writeManifest(manifest(3, "blue"), in: folder)
         let socket = folder + "/control.sock"
-        try #"""
+        let config = #"""
             {"control": {"path": "\#(socket)"},
              "outputs": [{"connector": "HDMI-A-1"}, {"connector": "HDMI-A-2", "playlist": "side"}]}
-            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
-                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+            """#
+        let player = try Self.play(folder, config: config)
         defer { player.terminate(); player.wait(timeout: .seconds(10)) }
         let wait = Self.statusReader(socket, count: 2)
         var o = wait { $0[1]["item"]?.stringValue == "blue" }
@@ -137,11 +143,10 @@ struct OutputsPlaybackTests {
              "playlists": {"broken": [{"id": "gone", "type": "video", "src": "media/gone.mp4"}]}}
             """, in: folder)
         let socket = folder + "/control.sock"
-        try #"""
+        let config = #"""
             {"control": {"path": "\#(socket)"}, "outputs": [{"connector": "HDMI-A-1"}, {"connector": "DP-1", "playlist": "broken"}]}
-            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
-                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+            """#
+        let player = try Self.play(folder, config: config)
         defer { player.terminate(); player.wait(timeout: .seconds(10)) }
         let wait = Self.statusReader(socket, count: 2)
         let o = wait { $0[1]["state"]?.stringValue == "slate" && $0[0]["item"]?.stringValue == "red" }
@@ -156,13 +161,12 @@ struct OutputsPlaybackTests {
     func wallTilesOverTheConfigsWall() throws {
         let folder = try Self.folder()
         let socket = folder + "/control.sock"
-        try #"""
+        let config = #"""
             {"control": {"path": "\#(socket)"}, "wall": {"columns": 2, "rows": 1, "row": 0},
              "outputs": [{"connector": "HDMI-A-1", "wall": {"column": 0}}, {"connector": "HDMI-A-2", "wall": {"column": 1}},
                          {"connector": "DP-1"}]}
-            """#.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let player = try VitrineBinary.start(["run", "--catalog", folder, "--config", folder + "/config.json", "--output", "headless",
-                                              "--realtime", "--audio-device", "none", "--duration", "600"])
+            """#
+        let player = try Self.play(folder, config: config)
         defer { player.terminate(); player.wait(timeout: .seconds(10)) }
         let wait = Self.statusReader(socket, count: 3)
         let o = wait { $0[0]["item"]?.stringValue == "red" && $0[1]["item"]?.stringValue == "red" && $0[2]["state"]?.stringValue == "slate" }

@@ -111,7 +111,7 @@ public final class ApplianceSupervisor {
                 }
                 options.connector = first.connector
                 options.playlist = first.playlist
-                options.wall = first.wall?.over(options.wall) ?? options.wall
+                options.wall = first.wall(over: options.wall)
                 options.outputMode = first.mode
                 let reports = OutputReports(outputs: options.outputs)
                 options.outputReports = reports

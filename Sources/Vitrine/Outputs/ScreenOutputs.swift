@@ -35,6 +35,11 @@ public struct OutputSettings: Sendable, Equatable {
         self.mode = mode
     }
 
+    /// The wall this output shows a tile of: its own `wall` key by key over the config's
+    /// (`WallSettings.over`), or the config's when it has none. (`VideoWall.merge` puts that over
+    /// the catalog's `display.wall`.)
+    public func wall(over config: WallSettings?) -> WallSettings? { wall?.over(config) ?? config }
+
     /// Why `name` cannot be a connector's name, or nil. The kernel's names (drm_connector.c: `HDMI-A-1`,
     /// `DP-2`, `eDP-1`, `Virtual-1`) are printable ASCII without spaces; anything else is a typo, and
     /// could break a log or status line.
@@ -329,7 +334,7 @@ final class SecondaryScreens: @unchecked Sendable {
         var o = options
         o.connector = output.connector
         o.playlist = output.playlist
-        o.wall = output.wall?.over(options.wall) ?? options.wall
+        o.wall = output.wall(over: options.wall)
         o.outputMode = output.mode
         o.outputs = []
         o.outputReports = nil
