@@ -257,7 +257,8 @@ public final class HTTPClient {
     }
 
     private func mapError(_ code: CURLcode, url: String) -> FetchError {
-        let message = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let message = Self.withoutElapsedTime(
+            errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return .timedOut(url: url)
@@ -276,6 +277,28 @@ public final class HTTPClient {
         default:
             return .other(code: Int32(code.rawValue), detail: message)
         }
+    }
+
+    /// libcurl's message without the time the attempt took: `Failed to connect to 127.0.0.1 port
+    /// 8443 after 0 ms: Couldn't connect to server` (libcurl 7.88, `lib/connect.c`) becomes
+    /// `Failed to connect to 127.0.0.1 port 8443: Couldn't connect to server`. The same fault then
+    /// reads the same at every attempt, so a poller that logs a fault once, not per attempt, does.
+    static func withoutElapsedTime(_ message: String) -> String {
+        var text = Substring(message)
+        var out = ""
+        while let range = text.range(of: " after ") {
+            let rest = text[range.upperBound...]
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            let tail = rest.dropFirst(digits.count)
+            out += text[..<range.lowerBound]
+            if !digits.isEmpty, tail.hasPrefix(" ms") {
+                text = tail.dropFirst(3)
+            } else {
+                out += text[range]
+                text = rest
+            }
+        }
+        return out + text
     }
 
     private func responseCode() -> Int {
