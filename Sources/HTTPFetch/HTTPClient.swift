@@ -284,21 +284,7 @@ public final class HTTPClient {
     /// `Failed to connect to 127.0.0.1 port 8443: Couldn't connect to server`. The same fault then
     /// reads the same at every attempt, so a poller that logs a fault once, not per attempt, does.
     static func withoutElapsedTime(_ message: String) -> String {
-        var text = Substring(message)
-        var out = ""
-        while let range = text.range(of: " after ") {
-            let rest = text[range.upperBound...]
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            let tail = rest.dropFirst(digits.count)
-            out += text[..<range.lowerBound]
-            if !digits.isEmpty, tail.hasPrefix(" ms") {
-                text = tail.dropFirst(3)
-            } else {
-                out += text[range]
-                text = rest
-            }
-        }
-        return out + text
+        message.replacing(#/ after [0-9]+ ms/#, with: "")
     }
 
     private func responseCode() -> Int {
