@@ -35,10 +35,11 @@ enum SyncCatalog {
     static let cycle = 5.5
     static let fps = 30.0
 
-    static func make(_ name: String) throws -> String {
+    /// - Parameter clips: each item's id, length in seconds and tone (Hz); the default is the catalog above.
+    static func make(_ name: String, clips: [(id: String, seconds: Double, tone: Int)] = [("a", 3.0, 440), ("b", 2.5, 660)]) throws -> String {
         let folder = try Harness.newFolder(name)
-        for (id, seconds, tone) in [("a", 3.0, 440), ("b", 2.5, 660)] {
-            let clip = try Harness.clip("sync-\(id).mp4", [
+        for (id, seconds, tone) in clips {
+            let clip = try Harness.clip("sync-\(id)-\(seconds).mp4", [
                 "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=\(seconds)",
                 "-f", "lavfi", "-i", "sine=frequency=\(tone):sample_rate=48000:duration=\(seconds)",
                 "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"])
@@ -173,6 +174,56 @@ struct SyncPlaybackTests {
                      runs.count, mean, msOffsets.max() ?? -1, frameOffsets.max() ?? -1, converged))
     }
 
+    /// A decoder that stops giving pictures (here made to stop 0.5 s into item a for 60 s, as one
+    /// stuck on a read that does not return) freezes its screen on its last picture: no black frame,
+    /// but one screen of a wall frozen. Once it is over a second behind for two seconds the player
+    /// rejoins the cycle with new decoders, says so once, and shows the wall clock's frames again
+    /// for the rest of the slot, instead of staying frozen to its end.
+    /// With a sound device (ALSA `null`: its own thread takes the sound) and without (the run loop
+    /// takes it, and on a real clock never waits for it).
+    @Test(arguments: ["null", "none"]) func aStalledDecoderIsRejoined(audioDevice: String) throws {
+        let folder = try SyncCatalog.make("sync-stall-\(audioDevice)", clips: [("a", 6.0, 440), ("b", 2.0, 660)])
+        let cycle = 8.0
+        func position(_ wall: Double) -> Double { (wall - SyncCatalog.epoch).truncatingRemainder(dividingBy: cycle) }
+        // Started in b's slot (6–8 s), so the first a it plays is from its start.
+        while !(6.0...6.8).contains(position(Date().timeIntervalSince1970)) { Thread.sleep(forTimeInterval: 0.02) }
+        let log = folder + "/vblanks.log"
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--output", "headless", "--realtime", "--duration", "10",
+                                              "--vblank-log", log, "--log-file", log + ".txt", "--audio-device", audioDevice],
+                                             environment: ["VITRINE_TEST_DECODER_STALL": "a@0.5:60"])
+        defer { player.terminate() }
+        let result = player.wait(timeout: .seconds(40))
+        #expect(result.code == 0, "\(result.err.suffix(2000))")
+        let told = try String(contentsOfFile: log + ".txt", encoding: .utf8).split(separator: "\n")
+        let stalls = told.filter { $0.contains("a shows no new picture") }
+        #expect(stalls.count == 1, "\(told.filter { !$0.contains(" info ") }.joined(separator: "\n"))")
+        #expect(stalls.first?.contains("rejoining the cycle with new decoders") == true)
+
+        let lines = try VblankLine.read(log)
+        let aStart = try #require(lines.first { position($0.wall) < 6 }).wall - position(try #require(lines.first { position($0.wall) < 6 }).wall)
+        var frozen = 0, judged = 0
+        var wrong = OffRuns()
+        for l in lines where l.wall >= aStart && l.wall < aStart + cycle {
+            let p = l.wall - aStart
+            // The stall: a's last picture before 0.5 s stays on screen (never black) until the rejoin.
+            if p >= 0.7 && p < 3.4 {
+                #expect(l.item == "a" && (l.pts ?? 99) < 0.5, "\(l.item ?? "-") \(l.pts ?? -1) at a + \(p) s")
+                frozen += 1
+            }
+            // From 1.2 s after the rejoin (at a + 3.5 s: its joined frames come half a second later)
+            // to the end of the pass: the wall clock's frames again.
+            if p >= 4.7 && abs(p - 6) > 1 / SyncCatalog.fps && p < cycle - 1 / SyncCatalog.fps {
+                let want = p < 6 ? ("a", p) : ("b", p - 6)
+                judged += 1
+                wrong.add(l.item != want.0 || abs((l.pts ?? -9) - want.1) * SyncCatalog.fps > 1.0 + 1e-3, at: p,
+                          what: "\(l.item ?? "-") \(l.pts ?? -1), due \(want.0) \(want.1)")
+            }
+        }
+        #expect(frozen > 150, "\(frozen) vblanks frozen on a's picture")
+        #expect(judged > 150)
+        #expect(wrong.count == 0, "\(wrong.count) vblanks off the wall clock after the rejoin, \(wrong.summary)")
+    }
+
     /// Seconds the drift test plays (`VITRINE_SYNC_DRIFT_SECONDS`, default 600: the issue's 10 minutes).
     static let driftSeconds = Double(ProcessInfo.processInfo.environment["VITRINE_SYNC_DRIFT_SECONDS"] ?? "") ?? 600
 
@@ -199,20 +250,28 @@ struct SyncPlaybackTests {
         let start = try #require(lines.first).wall
         var worstFrames = 0.0, worstHeard = 0.0, frames = 0
         var perSecond: [Int: [Double]] = [:]
+        // Vblanks that showed another item or a frame over one frame off, as runs of consecutive
+        // vblanks: one issue that says where and what, not one per vblank.
+        var wrong = OffRuns()
         for l in lines {
             guard let item = l.item, let pts = l.pts else { continue }
             let want = SyncCatalog.ideal(at: l.wall)
             if want.toBoundary < 1 / SyncCatalog.fps { continue }  // the frame at an item boundary
             frames += 1
-            #expect(item == want.id, "\(item) at \(l.wall), due \(want.id)")
-            worstFrames = max(worstFrames, abs(pts - want.time) * SyncCatalog.fps)
+            let off = abs(pts - want.time) * SyncCatalog.fps
+            wrong.add(item != want.id || off > 1.0 + 1e-3, at: l.wall - start,
+                      what: "\(item) " + String(format: "%.3f", pts) + ", due \(want.id) " + String(format: "%.3f", want.time))
+            worstFrames = max(worstFrames, off)
             if l.wall > start + 2, let heard = l.heardMs {
                 worstHeard = max(worstHeard, abs(heard))
                 perSecond[Int(l.wall - start), default: []].append(heard)
             }
         }
         #expect(frames > Int(Self.driftSeconds * 50))
-        #expect(worstFrames <= 1.0 + 1e-3, "a frame \(worstFrames) frames off the wall clock")
+        // The player's own account (steps, rejoins, late decoders, sound) beside the runs.
+        let told = ((try? String(contentsOfFile: log + ".txt", encoding: .utf8)) ?? "").split(separator: "\n")
+            .filter { !$0.contains(" info ") }.prefix(40).joined(separator: "\n")
+        #expect(wrong.count == 0, "\(wrong.count) vblanks showed another item or a frame over one frame off the wall clock (worst \(worstFrames) frames), \(wrong.summary)\nthe player's warnings:\n\(told)")
         let medians = perSecond.values.map { v in v.sorted()[v.count / 2] }
         let worstMedian = medians.map(abs).max() ?? 99
         let beyond = perSecond.values.joined().filter { abs($0) > 1000 / SyncCatalog.fps }.count
@@ -222,5 +281,32 @@ struct SyncPlaybackTests {
         print(String(format: "sync drift (%.0f s, display +150 ppm, sound −100 ppm): worst frame %.2f frames off; sound off the "
                      + "picture: worst second's median %.3f ms, worst vblank %.3f ms, %d of %d vblanks beyond a frame",
                      Self.driftSeconds, worstFrames, worstMedian, worstHeard, beyond, heardCount))
+    }
+}
+
+/// Vblanks judged wrong, gathered into runs of consecutive ones (seconds from the run's start), so
+/// a failure reads as a few lines: when each run began and ended, and what it showed then.
+struct OffRuns {
+    private(set) var count = 0
+    private var runs: [(from: Double, to: Double, vblanks: Int, first: String)] = []
+    private var inRun = false
+
+    mutating func add(_ isWrong: Bool, at t: Double, what: @autoclosure () -> String) {
+        guard isWrong else { inRun = false; return }
+        count += 1
+        if inRun, !runs.isEmpty {
+            runs[runs.count - 1].to = t
+            runs[runs.count - 1].vblanks += 1
+        } else {
+            runs.append((t, t, 1, what()))
+            inRun = true
+        }
+    }
+
+    /// The number of runs and the first 20.
+    var summary: String {
+        "in \(runs.count) runs:\n" + runs.prefix(20).map {
+            String(format: "  %.3f–%.3f s (%d vblanks), first: ", $0.from, $0.to, $0.vblanks) + $0.first
+        }.joined(separator: "\n")
     }
 }

@@ -188,7 +188,9 @@ public final class Player {
                 let n = Int(due.rounded(.down)); due -= Double(n)
                 var samples: [Int16]
                 if engine.playbackState == .playing || engine.fixedSlate != nil {
-                    samples = engine.timeline.pullAudio(frames: n, timeout: 5)
+                    // As fast as possible (a recording), a decoder that is behind is waited for; on a real
+                    // clock the vblank does not wait (the run loop is the picture's): its sound is silence.
+                    samples = engine.timeline.pullAudio(frames: n, timeout: headless.realtime ? 0 : 5)
                     if samples.count < n * format.channels { samples += [Int16](repeating: 0, count: n * format.channels - samples.count) }
                 } else {
                     samples = [Int16](repeating: 0, count: n * format.channels)

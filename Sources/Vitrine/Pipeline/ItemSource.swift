@@ -96,6 +96,8 @@ final class ItemSource: Sendable {
     var audioInfo: AudioStreamInfo? { shared.withLock { $0.audioInfo } }
     /// Video frames decoded since the start (or the last seek).
     var decodedVideoFrames: Int { shared.withLock { $0.videoFrames } }
+    /// Sound frames decoded so far (at the output rate), silence before a late first block included.
+    var decodedAudioFrames: Int { shared.withLock { $0.audioFrames } }
     var containerDuration: Double? { shared.withLock { $0.containerDuration } }
     var seekable: Bool { shared.withLock { $0.seekable } }
     /// Item seconds decoding started from: 0, or the last seek's target.
@@ -349,6 +351,9 @@ final class ItemSource: Sendable {
                 // After a seek, decoding restarts at the key frame before the target: skip to the target.
                 // (`MediaFile.seek` already passed over those frames; this is a guard.)
                 if origin > 0 && f.pts + f.duration <= origin + 1e-6 { continue }
+                #if DEBUG
+                DecoderStallForTests.hold(item.id, pts: f.pts, until: superseded)
+                #endif
                 videoFrames += 1
                 videoEnd = max(videoEnd, f.pts + f.duration)
                 publish(serial) { $0.videoFrames = videoFrames; $0.videoEnd = videoEnd }
@@ -418,3 +423,26 @@ final class ItemSource: Sendable {
         progress?.notify()
     }
 }
+
+#if DEBUG
+/// Tests only (debug builds): `VITRINE_TEST_DECODER_STALL=ID@PTS:SECONDS` makes the first decoder of
+/// item ID that reaches a video frame at PTS seconds or later stop there for SECONDS (or until its
+/// source is cancelled), as a decoder stuck on a read that does not return: what the engine's
+/// `StallWatch` is for (`SyncPlaybackTests`). Once per process.
+enum DecoderStallForTests {
+    private static let plan: (id: Substring, pts: Double, seconds: Double)? = {
+        guard let text = ProcessInfo.processInfo.environment["VITRINE_TEST_DECODER_STALL"],
+              let at = text.lastIndex(of: "@"), let colon = text.lastIndex(of: ":"), at < colon,
+              let pts = Double(text[text.index(after: at)..<colon]), let seconds = Double(text[text.index(after: colon)...])
+        else { return nil }
+        return (text[..<at], pts, seconds)
+    }()
+    private static let used = Atomic<Bool>(false)
+
+    static func hold(_ id: String, pts: Double, until cancelled: () -> Bool) {
+        guard let plan, plan.id == id, pts >= plan.pts, !used.exchange(true, ordering: .relaxed) else { return }
+        let end = Date(timeIntervalSinceNow: plan.seconds)
+        while Date() < end && !cancelled() { Thread.sleep(forTimeInterval: 0.02) }
+    }
+}
+#endif

@@ -82,6 +82,14 @@ public final class PlaybackEngine: ActionPerformer {
     var vblankObserver: ((Double, String?, Double?, Double?) -> Void)?
     /// Since when (catalog time) an entry has been out of its slot.
     private var outOfStepSince: Double?
+    /// Whether a synchronised item's pictures keep coming (`keepInStep`).
+    private var stallWatch = StallWatch()
+    /// The PTS of the current entry's frame on screen at the last vblank; nil while the screen shows
+    /// another entry's picture, or none.
+    private var shownPTS: Double?
+    /// The decoder of the entry due: its generation, what it had decoded (pictures and sound frames),
+    /// and the catalog time that last changed.
+    private var decoderProgress: (generation: Int, decoded: Int, since: Double)?
 
     init(output: VideoOutput, audio: ALSAAudio?, format: AudioFormat, display: DisplaySettings, catalogDirectory: String,
          volume: Double, log: Logger) {
@@ -538,6 +546,7 @@ public final class PlaybackEngine: ActionPerformer {
     /// items without video), progress, the sound device, the idle rule,
     /// and the engine's share of the actions dispatched during the vblank.
     func vblankPresented(at position: Double, hostTime: Double, presentedPTS: Double?) {
+        shownPTS = presentedPTS
         if let e = currentEntry, queue.state == .playing {
             // A moving picture's cue points follow its own presented frames: while the picture on screen
             // is another's (the previous item's, or this item's from before a seek) they wait.
@@ -645,10 +654,37 @@ public final class PlaybackEngine: ActionPerformer {
             let slot = sync.slot(atCatalog: e.start + 0.5 * Double(planned) / rate)
             return slot.id != e.item.id || abs(slot.start - e.start) > 0.002
         }
-        guard let e = misplaced else { outOfStepSince = nil; return }
+        guard let e = misplaced else { outOfStepSince = nil; return watchForStall() }
         if outOfStepSince == nil { outOfStepSince = clock.position }
         guard clock.position - outOfStepSince! > 1 else { return }
         log.warning("\(e.item.id) is off its slot in the cycle (starts at \(String(format: "%.3f", e.start)) s, planned \(e.plannedFrames ?? -1), slot \(sync.slot(atCatalog: e.start + 0.5 * Double(e.plannedFrames ?? 0) / rate))): rejoining the cycle")
+        rejoin()
+    }
+
+    /// A synchronised item whose pictures stopped coming (`StallWatch`): the cycle is rejoined with new
+    /// decoders, and the old decoder's state is logged (what it had queued, how far the sound was taken).
+    private func watchForStall() {
+        // The entry whose slot this is, shown or not (one still opening leaves the one before current).
+        // None (a dead slot: its file failed) owes no picture.
+        guard let e = timeline.entry(at: clock.position) else { _ = stallWatch.check(position: clock.position, behind: nil); return }
+        let idle = e.source.isFailed || e.source.isStill || e.source.state == .finished || e.item.type != .video
+            || e.source.isReady && !e.source.hasVideo
+        // A decoder still decoding is not stuck, only behind (or in a sound that runs on past its
+        // pictures): it counts once it has decoded nothing for half a second.
+        let decoded = e.source.decodedVideoFrames + e.source.decodedAudioFrames
+        if decoderProgress?.generation != e.source.generation || decoderProgress?.decoded != decoded {
+            decoderProgress = (e.source.generation, decoded, clock.position)
+        }
+        let moving = clock.position - decoderProgress!.since < 0.5
+        let behind = idle || moving ? nil : StallWatch.behind(due: clock.position - e.start, shown: e === currentEntry ? shownPTS : nil,
+                                                    startAt: e.source.startAt)
+        guard let late = stallWatch.check(position: clock.position, behind: behind) else { return }
+        let s = e.source
+        let heard = Double(timeline.audioPosition) / Double(format.sampleRate)
+        func f(_ x: Double) -> String { String(format: "%.3f", x) }
+        log.warning("\(e.item.id) shows no new picture: \(f(late)) s behind its slot (decoder \(s.state), \(s.video.buffered) pictures "
+                    + "and \(s.audio.frames) sound frames queued; sound taken to catalog \(f(heard)) s, the vblank at \(f(clock.position)) s): "
+                    + "rejoining the cycle with new decoders")
         rejoin()
     }
 
