@@ -224,6 +224,47 @@ struct SyncPlaybackTests {
         #expect(wrong.count == 0, "\(wrong.count) vblanks off the wall clock after the rejoin, \(wrong.summary)")
     }
 
+    /// A picture item whose decoder never gives its one frame leaves the video before it on screen
+    /// for its whole slot, unless the player rejoins: it does once the picture is owed for over 3 s,
+    /// and the picture is on screen for the rest of its slot.
+    @Test func aStalledPictureIsRejoined() throws {
+        let folder = try SyncCatalog.make("sync-stall-picture", clips: [("a", 4.0, 440)])
+        let png = try Harness.clip("sync-card.png", ["-f", "lavfi", "-i", "color=c=blue:s=160x90", "-frames:v", "1"])
+        try FileManager.default.copyItem(atPath: png, toPath: folder + "/media/card.png")
+        try Harness.writeManifest("""
+            {"schema": "vitrine.manifest/1", "version": 1, "title": "Stalled picture", "display": {"mode": "160x90@60"},
+             "sync": {"epoch": "2026-01-01T00:00:00Z"},
+             "playlist": [{"id": "a", "type": "video", "src": "media/a.mp4"},
+                          {"id": "card", "type": "image", "src": "media/card.png", "duration": 8}]}
+            """, in: folder)
+        let cycle = 12.0
+        func position(_ wall: Double) -> Double { (wall - SyncCatalog.epoch).truncatingRemainder(dividingBy: cycle) }
+        // Started early in a's slot (0–4 s), so the first card it plays is prerolled from its start.
+        while !(0.2...1.0).contains(position(Date().timeIntervalSince1970)) { Thread.sleep(forTimeInterval: 0.02) }
+        let log = folder + "/vblanks.log"
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--output", "headless", "--realtime", "--duration", "12",
+                                              "--vblank-log", log, "--log-file", log + ".txt", "--audio-device", "null"],
+                                             environment: ["VITRINE_TEST_DECODER_STALL": "card@0:60"])
+        defer { player.terminate() }
+        let result = player.wait(timeout: .seconds(40))
+        #expect(result.code == 0, "\(result.err.suffix(2000))")
+        let told = try String(contentsOfFile: log + ".txt", encoding: .utf8).split(separator: "\n")
+        #expect(told.filter { $0.contains("card shows no new picture") }.count == 1,
+                "\(told.filter { !$0.contains(" info ") }.joined(separator: "\n"))")
+        let lines = try VblankLine.read(log)
+        let first = try #require(lines.first { position($0.wall) >= 4 })
+        let cardStart = first.wall - (position(first.wall) - 4)
+        var held = 0, card = 0
+        for l in lines where l.wall >= cardStart && l.wall < cardStart + 8 {
+            let p = l.wall - cardStart
+            // Until the rejoin (at card + 3 s): a's last picture, never black.
+            if p >= 0.1 && p < 2.9 { #expect(l.item == "a", "\(l.item ?? "-") at card + \(p) s"); held += 1 }
+            // From a second after it to the slot's end: the picture.
+            if p >= 4.1 && p < 8 - 1 / SyncCatalog.fps { #expect(l.item == "card", "\(l.item ?? "-") at card + \(p) s"); card += 1 }
+        }
+        #expect(held > 150 && card > 200, "\(held) vblanks held, \(card) of the picture")
+    }
+
     /// Seconds the drift test plays (`VITRINE_SYNC_DRIFT_SECONDS`, default 600: the issue's 10 minutes).
     static let driftSeconds = Double(ProcessInfo.processInfo.environment["VITRINE_SYNC_DRIFT_SECONDS"] ?? "") ?? 600
 

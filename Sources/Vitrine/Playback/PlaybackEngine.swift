@@ -667,8 +667,10 @@ public final class PlaybackEngine: ActionPerformer {
         // The entry whose slot this is, shown or not (one still opening leaves the one before current).
         // None (a dead slot: its file failed) owes no picture.
         guard let e = timeline.entry(at: clock.position) else { _ = stallWatch.check(position: clock.position, behind: nil); return }
-        let idle = e.source.isFailed || e.source.isStill || e.source.state == .finished || e.item.type != .video
-            || e.source.isReady && !e.source.hasVideo
+        // Owed: a video's frames, and a picture's one frame until it has it (a still with its frame, a
+        // sound, a finished or failed decoder owe nothing).
+        let idle = e.source.isFailed || e.source.state == .finished || e.item.type == .audio
+            || e.source.isReady && (e.source.isStill || !e.source.hasVideo)
         // A decoder still decoding is not stuck, only behind (or in a sound that runs on past its
         // pictures): it counts once it has decoded nothing for half a second.
         let decoded = e.source.decodedVideoFrames + e.source.decodedAudioFrames
