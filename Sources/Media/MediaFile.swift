@@ -46,9 +46,14 @@ public struct SeekResult: Sendable, Equatable {
     public var framesSkipped: Int
     /// `avformat_seek_file` calls made: 1 where the container's index lands on the key frame.
     public var demuxerSeeks: Int
+    /// The target is past the video's last picture (a file whose sound runs on after it): the next
+    /// video frame `read()` returns is that last picture, which ends at or before the target but is
+    /// the one on screen there, as when the file plays from its start.
+    public var pastLastPicture: Bool
 
-    public init(keyFrameTime: Double?, framesSkipped: Int, demuxerSeeks: Int) {
+    public init(keyFrameTime: Double?, framesSkipped: Int, demuxerSeeks: Int, pastLastPicture: Bool = false) {
         self.keyFrameTime = keyFrameTime; self.framesSkipped = framesSkipped; self.demuxerSeeks = demuxerSeeks
+        self.pastLastPicture = pastLastPicture
     }
 }
 
@@ -353,15 +358,24 @@ public final class MediaFile: @unchecked Sendable {
         var kept: [DecodedFrame] = []
         var skipped = 0
         var key: Double?
+        var last: DecodedFrame?
+        var reached = false
         decoding: while let f = try decodeNext() {
             switch f {
             case .video(let v):
                 if key == nil && lastVideoFrameStamped { key = v.pts }
-                if key != nil && v.pts + v.duration > target + 1e-6 { kept.append(f); break decoding }
+                if key != nil && v.pts + v.duration > target + 1e-6 { kept.append(f); reached = true; break decoding }
+                if key != nil { last = f }
                 skipped += 1
             case .audio(let a):
                 if a.pts + a.duration > target { kept.append(f) }
             }
+        }
+        // The end of the file with no picture reaching the target: the last one stays on screen.
+        if !reached, let last {
+            kept.insert(last, at: 0)
+            pending = kept
+            return SeekResult(keyFrameTime: key, framesSkipped: skipped - 1, demuxerSeeks: seeks, pastLastPicture: true)
         }
         pending = kept
         return SeekResult(keyFrameTime: key, framesSkipped: skipped, demuxerSeeks: seeks)

@@ -134,6 +134,33 @@ struct MediaSeekTests {
         #expect(result.framesSkipped == 124, "seek to 9.98 s: skipped \(result.framesSkipped), want 124 (from the key frame at 5.003 s)")
     }
 
+    @Test("a seek past the last picture of a file whose sound runs on: the last picture comes first (the one on screen there), then the sound from the target")
+    func pastTheLastPicture() throws {
+        // 2 s of pictures at 30 fps (B-frames, a key frame every 15) and 6 s of sound.
+        let path = try Fixtures.generate("seek-long-sound.mp4", ["-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2",
+                                                                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6",
+                                                                 "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-bf", "2",
+                                                                 "-pix_fmt", "yuv420p", "-c:a", "aac"])
+        let file = try MediaFile(path: path)
+        for target in [4.0, 2.5, 5.9] {
+            let result = try file.seek(to: target)
+            #expect(result.pastLastPicture)
+            var frames: [DecodedFrame] = []
+            while let f = try file.read() { frames.append(f) }
+            let pictures = frames.compactMap { if case .video(let v) = $0 { v.pts } else { nil } }
+            #expect(pictures.count == 1 && abs((pictures.first ?? -1) - 59.0 / 30) < 1e-6, "seek to \(target) s: pictures at \(pictures)")
+            guard case .video = frames.first else { Issue.record("seek to \(target) s: the last picture is not first"); continue }
+            let sound = frames.compactMap { if case .audio(let a) = $0 { a } else { nil } }
+            #expect(sound.allSatisfy { $0.pts + $0.duration > target } && abs((sound.first?.pts ?? -9) - target) < 0.03,
+                    "seek to \(target) s: sound from \(sound.first?.pts ?? -1) s")
+            // From the key frame at 1.5 s: 1.5 … 1.933 passed over, 1.967 kept.
+            #expect(result.framesSkipped == 14, "seek to \(target) s: \(result.framesSkipped) frames passed over")
+        }
+        // Before the last picture: as before, the frame on screen at the target, and no flag.
+        let inside = try file.seek(to: 1.0)
+        #expect(!inside.pastLastPicture)
+    }
+
     @Test("video-demo.mpeg (MPEG-1 in MPEG-PS) and video-demo.mp4: seeks land on the frame at the target",
           .enabled(if: RealMedia.available, RealMedia.absent),
           arguments: ["video-demo.mpeg", "video-demo.mp4"])

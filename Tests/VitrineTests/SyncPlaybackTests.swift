@@ -265,6 +265,50 @@ struct SyncPlaybackTests {
         #expect(held > 150 && card > 200, "\(held) vblanks held, \(card) of the picture")
     }
 
+    /// A box that joins a slot past its video's end (a video whose sound runs on after its pictures)
+    /// shows the video's last picture, as the boxes that played it from its start do, not the
+    /// background: the decoder's seek passes every picture, and the last one is the one on screen.
+    @Test func aJoinPastTheLastPictureShowsIt() throws {
+        let folder = try Harness.newFolder("sync-join-past-end")
+        // 2 s of pictures (30 fps) and 6 s of sound: a 6 s slot; then b, 2 s.
+        let long = try Harness.clip("sync-long-sound.mp4", [
+            "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30:duration=2",
+            "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=6",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac"])
+        try FileManager.default.copyItem(atPath: long, toPath: folder + "/media/long.mp4")
+        let b = try SyncCatalog.make("sync-join-past-end-b", clips: [("b", 2.0, 660)])
+        try FileManager.default.copyItem(atPath: b + "/media/b.mp4", toPath: folder + "/media/b.mp4")
+        try Harness.writeManifest("""
+            {"schema": "vitrine.manifest/1", "version": 1, "title": "Join past the end", "display": {"mode": "160x90@60"},
+             "sync": {"epoch": "2026-01-01T00:00:00Z"},
+             "playlist": [{"id": "long", "type": "video", "src": "media/long.mp4"}, {"id": "b", "type": "video", "src": "media/b.mp4"}]}
+            """, in: folder)
+        let cycle = 8.0
+        func position(_ wall: Double) -> Double { (wall - SyncCatalog.epoch).truncatingRemainder(dividingBy: cycle) }
+        // Started 3–3.5 s into long's slot: it joins at about 3.5–4 s, past the last picture (1.967 s).
+        while !(3.0...3.5).contains(position(Date().timeIntervalSince1970)) { Thread.sleep(forTimeInterval: 0.02) }
+        let log = folder + "/vblanks.log"
+        let started = Date().timeIntervalSince1970
+        let player = try VitrineBinary.start(["run", "--catalog", folder, "--output", "headless", "--realtime", "--duration", "3",
+                                              "--vblank-log", log, "--log-file", log + ".txt", "--audio-device", "null"])
+        defer { player.terminate() }
+        let result = player.wait(timeout: .seconds(30))
+        #expect(result.code == 0, "\(result.err.suffix(2000))")
+        let told = try String(contentsOfFile: log + ".txt", encoding: .utf8)
+        #expect(told.contains("joining pass") && told.contains("at long + "), "\(told)")
+        let lines = try VblankLine.read(log)
+        // From a second after the start (the join is half a second after it, as at any start) to the
+        // slot's end: long's last picture, never the background.
+        let first = try #require(lines.first)
+        #expect(position(first.wall) < 6, "first vblank at long + \(position(first.wall)) s")
+        let slotEnd = first.wall - position(first.wall) + 6
+        let judged = lines.filter { $0.wall >= started + 1 && $0.wall < slotEnd - 1 / SyncCatalog.fps }
+        #expect(judged.count > 60, "\(judged.count) vblanks in long's slot")
+        for l in judged {
+            #expect(l.item == "long" && abs((l.pts ?? -1) - 59.0 / 30) < 1e-3, "\(l.item ?? "-") \(l.pts ?? -1) at long + \(position(l.wall)) s")
+        }
+    }
+
     /// Seconds the drift test plays (`VITRINE_SYNC_DRIFT_SECONDS`, default 600: the issue's 10 minutes).
     static let driftSeconds = Double(ProcessInfo.processInfo.environment["VITRINE_SYNC_DRIFT_SECONDS"] ?? "") ?? 600
 

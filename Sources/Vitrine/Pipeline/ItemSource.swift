@@ -267,9 +267,11 @@ final class ItemSource: Sendable {
         var (serial, origin) = shared.withLock { ($0.serial, $0.startAt) }
         var seeking = origin > 0
         while true {
+            var pastLastPicture = false
             if seeking {
                 do {
                     let result = try file.seek(to: origin)
+                    pastLastPicture = result.pastLastPicture
                     publish(serial) { $0.framesSkippedBySeek = result.framesSkipped }
                 } catch {
                     log.warning("\(item.id): seek to \(origin) s failed: \(error); playing from the start")
@@ -277,7 +279,7 @@ final class ItemSource: Sendable {
                 }
                 if serial > 0, let cover { video.push(cover, epoch: serial); progress?.notify() }
             }
-            switch decode(&stream, serial: serial, origin: origin) {
+            switch decode(&stream, serial: serial, origin: origin, pastLastPicture: pastLastPicture) {
             case .cancelled:
                 return
             case .superseded:
@@ -323,7 +325,9 @@ final class ItemSource: Sendable {
     }
 
     /// Decodes from item time `origin` (the file is positioned there) into the queues, under epoch `serial`.
-    private func decode(_ stream: inout Stream, serial: Int, origin: Double) -> Ending {
+    /// - Parameter pastLastPicture: the seek to `origin` passed the video's end, and its first video
+    ///   frame is the last picture, on screen at `origin` (`SeekResult.pastLastPicture`).
+    private func decode(_ stream: inout Stream, serial: Int, origin: Double, pastLastPicture: Bool = false) -> Ending {
         let file = stream.file, hasVideo = stream.hasVideo, hasAudio = stream.hasAudio, still = stream.still
         let cap = still ? nil : item.duration
         let resampler = Resampler(outputRate: audioFormat.sampleRate, outputChannels: audioFormat.channels)
@@ -350,7 +354,7 @@ final class ItemSource: Sendable {
                 if let cap, f.pts >= cap { if !hasAudio || audioFrames >= Int((cap - origin) * Double(audioFormat.sampleRate)) { break decoding }; continue }
                 // After a seek, decoding restarts at the key frame before the target: skip to the target.
                 // (`MediaFile.seek` already passed over those frames; this is a guard.)
-                if origin > 0 && f.pts + f.duration <= origin + 1e-6 { continue }
+                if origin > 0 && f.pts + f.duration <= origin + 1e-6 && !(pastLastPicture && videoFrames == 0) { continue }
                 #if DEBUG
                 DecoderStallForTests.hold(item.id, pts: f.pts, until: superseded)
                 #endif
@@ -364,6 +368,9 @@ final class ItemSource: Sendable {
                 if !video.push(f, growth: hasAudio && !untimed ? .init(audio: audio, lowFrames: lowAudio, limit: 180) : nil,
                                maxBytes: 128 << 20, epoch: serial) { return refused() }
                 progress?.notify()
+                // Past the last picture: it is the only one, so the pictures end here (a start waits for
+                // no more of them; the sound decodes on).
+                if pastLastPicture && videoFrames == 1 { video.finish(epoch: serial) }
                 if still { break decoding }
             case .audio(let a):
                 if let cap, a.pts >= cap { if !hasVideo || videoEnd >= cap { break decoding }; continue }
