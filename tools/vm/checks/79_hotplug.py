@@ -34,7 +34,10 @@ hotplug-dbus   on virtio-gpu (lib/qemu.py: QEMU's D-Bus display on a private bus
                of 0x0 turns virtio-gpu's head off (the guest's driver gets a display-change
                interrupt and the kernel sends a real HOTPLUG uevent): the screen lost; the same
                size again: the catalog back within BACK_S; 800x600: the display reopened at the
-               new size (a new run in the same process), then back to the first size.
+               new size (a new run in the same process), then back to the first size. Each
+               step says whether the player acted on its uevent or on its 1 s look at the
+               connectors (under TCG the look now and then comes first); at least one step must
+               have been acted on from a uevent, or SetUIInfo sent none.
 hotplug-heads  what the guest sees of the card's connectors: virtio-gpu-pci has one head unless
                VITRINE_VM_GPU_HEADS=N (lib/qemu.py: max_outputs=N); QEMU enables only the first
                head until a UI turns another on, so the others should read disconnected.
@@ -266,6 +269,7 @@ def dbus_route(vm, size):
     w, h = size
     pid0 = service.show(vm)["MainPID"]
     steps, ok = [], True
+    from_uevent = []
 
     def step(label, width, height, pred, journal_text, timeout):
         nonlocal ok
@@ -288,9 +292,12 @@ def dbus_route(vm, size):
         took = shot.t - t0
         if label == "back" and took > BACK_S:
             ok = False
-        if journal_text in ("screen lost", "screen back") and not any("(uevent" in line for line in lines):
-            ok = False
-            said += " [not from a uevent]"
+        # The player also looks at the connectors every second; under TCG that look now and then
+        # comes before udevd hands over the step's uevent. Reported; the route is judged on all steps.
+        if any("(uevent" in line for line in lines):
+            from_uevent.append(label)
+        elif journal_text in ("screen lost", "screen back"):
+            said += " [seen by the 1 s look before its uevent]"
         steps.append(f"{label}: {shot.t - t1:.2f}-{took:.2f} s after SetUIInfo {width}x{height}, {shot.cls} "
                      f"{shot.size[0]}x{shot.size[1]} ({said})")
 
@@ -298,6 +305,9 @@ def dbus_route(vm, size):
     step("back", w, h, catalog, "screen back", 30)
     step("bigger", 800, 600, lambda s: catalog(s) and tuple(s.size) == (800, 600), "restarting the display", 90)
     step("first size", w, h, lambda s: catalog(s) and tuple(s.size) == (w, h), "restarting the display", 90)
+    if not from_uevent:
+        ok = False
+        steps.append("no step was acted on from a uevent: SetUIInfo sent none")
     pid1 = service.show(vm)["MainPID"]
     if pid1 != pid0:
         ok = False
