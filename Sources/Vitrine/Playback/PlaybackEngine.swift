@@ -87,9 +87,6 @@ public final class PlaybackEngine: ActionPerformer {
     /// The PTS of the current entry's frame on screen at the last vblank; nil while the screen shows
     /// another entry's picture, or none.
     private var shownPTS: Double?
-    /// The decoder of the entry due: its generation, what it had decoded (pictures and sound frames),
-    /// and the catalog time that last changed.
-    private var decoderProgress: (generation: Int, decoded: Int, since: Double)?
 
     init(output: VideoOutput, audio: ALSAAudio?, format: AudioFormat, display: DisplaySettings, catalogDirectory: String,
          volume: Double, log: Logger) {
@@ -673,11 +670,8 @@ public final class PlaybackEngine: ActionPerformer {
             || e.source.isReady && (e.source.isStill || !e.source.hasVideo)
         // A decoder still decoding is not stuck, only behind (or in a sound that runs on past its
         // pictures): it counts once it has decoded nothing for half a second.
-        let decoded = e.source.decodedVideoFrames + e.source.decodedAudioFrames
-        if decoderProgress?.generation != e.source.generation || decoderProgress?.decoded != decoded {
-            decoderProgress = (e.source.generation, decoded, clock.position)
-        }
-        let moving = clock.position - decoderProgress!.since < 0.5
+        let moving = stallWatch.isDecoding(generation: e.source.generation,
+                                           decoded: e.source.decodedVideoFrames + e.source.decodedAudioFrames, at: clock.position)
         let behind = idle || moving ? nil : StallWatch.behind(due: clock.position - e.start, shown: e === currentEntry ? shownPTS : nil,
                                                     startAt: e.source.startAt)
         guard let late = stallWatch.check(position: clock.position, behind: behind) else { return }

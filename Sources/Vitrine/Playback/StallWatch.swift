@@ -19,6 +19,16 @@ struct StallWatch {
 
     private var stalledSince: Double?
     private var lastAction = -Double.infinity
+    /// The decoder watched (its generation), what it had decoded, and the catalog time that last changed.
+    private var decoder: (generation: Int, decoded: Int, since: Double)?
+
+    /// Whether the decoder of `generation`, which has decoded `decoded` units (pictures and sound
+    /// frames) by catalog time `position`, decoded anything in the last half second: one still
+    /// decoding is slow, not stuck. Call once a vblank, before `check`.
+    mutating func isDecoding(generation: Int, decoded: Int, at position: Double) -> Bool {
+        if decoder?.generation != generation || decoder?.decoded != decoded { decoder = (generation, decoded, position) }
+        return position - decoder!.since < 0.5
+    }
 
     /// Judges one vblank.
     /// - Parameters:
